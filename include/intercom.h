@@ -1,0 +1,285 @@
+/*
+ * intercom.h — collective communication for distributed-memory programs.
+ *
+ * Every collective is built from a small set of building blocks (minimum
+ * spanning trees, rings, pairwise exchange) composed into plans, and chosen
+ * by an explicit alpha-beta-gamma-delta cost model.  See docs/ and
+ * shared/DESIGN.md.
+ *
+ * Conventions used throughout this header:
+ *  - Counts and displacements are size_t and are measured in elements of the
+ *    datatype, never in bytes.
+ *  - Handles (ic_comm_t, ic_op_t, ic_request_t) are opaque pointers.
+ *  - Every function returns an ic_status_t: IC_OK (0) on success, a negative
+ *    IC_ERR_* code on failure.  ic_last_error() returns a message naming the
+ *    offending argument.  On failure nothing outside the caller's buffers has
+ *    been written, and the output handle arguments are left unchanged.
+ *  - Blocking collectives: the caller may reuse every buffer as soon as the
+ *    call returns.  Buffers are never retained by the library.
+ */
+#ifndef INTERCOM_H
+#define INTERCOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                         */
+/* ------------------------------------------------------------------ */
+
+/* X-macro table: one place defines every status code and its text. */
+#define IC_STATUS_MAP(X)                                                       \
+    X(OK, 0, "success")                                                        \
+    X(INPROGRESS, 1, "operation in progress")                                  \
+    X(ERR_ARG, -1, "invalid argument")                                         \
+    X(ERR_COUNT, -2, "invalid count or count array")                           \
+    X(ERR_ROOT, -3, "root out of range")                                       \
+    X(ERR_DTYPE, -4, "invalid datatype")                                       \
+    X(ERR_OP, -5, "invalid reduction operation for this datatype")             \
+    X(ERR_COMM, -6, "invalid communicator")                                    \
+    X(ERR_BUFFER, -7, "invalid buffer")                                        \
+    X(ERR_NO_MEM, -8, "out of memory")                                         \
+    X(ERR_NOT_SUPPORTED, -9, "operation not supported")                        \
+    X(ERR_UNKNOWN_ALGO, -10, "unknown algorithm name")                         \
+    X(ERR_NOT_APPLICABLE, -11, "algorithm does not apply to this call")        \
+    X(ERR_PEER_FAILED, -12, "a peer process failed")                           \
+    X(ERR_TIMEOUT, -13, "timed out")                                           \
+    X(ERR_TRANSPORT, -14, "transport error")                                   \
+    X(ERR_INTERNAL, -15, "internal error")
+
+typedef enum ic_status {
+#define IC_STATUS_ENUM_(name, value, text) IC_##name = (value),
+    IC_STATUS_MAP(IC_STATUS_ENUM_)
+#undef IC_STATUS_ENUM_
+} ic_status_t;
+
+/* Returns a static, human-readable description of a status code. */
+const char *ic_status_string(ic_status_t status);
+
+/* Returns the message of the last failed call in this thread (names the
+ * argument that was rejected), or "" if none.  The string stays valid until
+ * the next intercom call in this thread. */
+const char *ic_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Datatypes and reduction operations                                  */
+/* ------------------------------------------------------------------ */
+
+/* Storage types.  IC_BFLOAT16 and IC_FLOAT16 are 16-bit storage formats:
+ * arithmetic is done in float and rounded back (round to nearest even). */
+typedef enum ic_datatype {
+    IC_INT8,
+    IC_UINT8,
+    IC_INT16,
+    IC_UINT16,
+    IC_INT32,
+    IC_UINT32,
+    IC_INT64,
+    IC_UINT64,
+    IC_FLOAT,
+    IC_DOUBLE,
+    IC_BFLOAT16,
+    IC_FLOAT16,
+    IC_BYTE,
+    IC_DATATYPE_COUNT
+} ic_datatype_t;
+
+/* Size in bytes of one element, or 0 for an invalid datatype. */
+size_t ic_datatype_size(ic_datatype_t dtype);
+/* Name such as "int32" or "bfloat16"; "invalid" for an invalid value. */
+const char *ic_datatype_name(ic_datatype_t dtype);
+
+/* Kinds of the predefined operations.
+ * sum, prod, min, max:  every datatype but IC_BYTE;
+ * band, bor, bxor:      integer datatypes and IC_BYTE;
+ * land, lor, lxor:      integer datatypes (result is 0 or 1). */
+typedef enum ic_op_kind {
+    IC_OP_SUM,
+    IC_OP_PROD,
+    IC_OP_MIN,
+    IC_OP_MAX,
+    IC_OP_BAND,
+    IC_OP_BOR,
+    IC_OP_BXOR,
+    IC_OP_LAND,
+    IC_OP_LOR,
+    IC_OP_LXOR,
+    IC_OP_KIND_COUNT,
+    IC_OP_USER = IC_OP_KIND_COUNT
+} ic_op_kind_t;
+
+typedef struct ic_op ic_op_t;
+
+/* The predefined operations, as handles (never freed), indexed by kind.
+ * The array holds pointers because ic_op_t is incomplete here, and C does
+ * not allow declaring an array of an incomplete element type. */
+extern ic_op_t *const ic_predefined_ops_[IC_OP_KIND_COUNT];
+#define IC_SUM (ic_predefined_ops_[IC_OP_SUM])
+#define IC_PROD (ic_predefined_ops_[IC_OP_PROD])
+#define IC_MIN (ic_predefined_ops_[IC_OP_MIN])
+#define IC_MAX (ic_predefined_ops_[IC_OP_MAX])
+#define IC_BAND (ic_predefined_ops_[IC_OP_BAND])
+#define IC_BOR (ic_predefined_ops_[IC_OP_BOR])
+#define IC_BXOR (ic_predefined_ops_[IC_OP_BXOR])
+#define IC_LAND (ic_predefined_ops_[IC_OP_LAND])
+#define IC_LOR (ic_predefined_ops_[IC_OP_LOR])
+#define IC_LXOR (ic_predefined_ops_[IC_OP_LXOR])
+
+/* A user reduction: for i < count, inout[i] = in[i] (op) inout[i].
+ * In a reduction over ranks, "in" always holds the contribution of lower
+ * ranks than "inout", so a non-commutative operation is applied in rank
+ * order: result = x_0 (op) x_1 (op) ... (op) x_{p-1}. */
+typedef void (*ic_user_fn)(const void *in, void *inout, size_t count,
+                           ic_datatype_t dtype);
+
+/* Creates a user operation.  commutative is 0 or 1; with 0 only algorithms
+ * that combine in rank order are used.  *op is owned by the caller and
+ * released with ic_op_free after every collective using it has completed. */
+ic_status_t ic_op_create(ic_user_fn fn, int commutative, ic_op_t **op);
+/* Frees a user operation and sets *op to NULL.  Predefined ops are rejected
+ * with IC_ERR_OP. */
+ic_status_t ic_op_free(ic_op_t **op);
+
+/* ------------------------------------------------------------------ */
+/* Communicators                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct ic_comm ic_comm_t;
+
+/* Creates the world communicator of this process.  Started by intercom-run
+ * the world is the job; started alone it is a world of size 1.  The caller
+ * owns *world and frees it with ic_finalize. */
+ic_status_t ic_init(ic_comm_t **world);
+/* Frees the world communicator (communicators derived from it must have
+ * been freed first) and releases every resource of the library. */
+ic_status_t ic_finalize(ic_comm_t **world);
+
+ic_status_t ic_comm_size(const ic_comm_t *comm, int *size);
+ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank);
+
+/* Value of color that leaves a process out of every new communicator. */
+#define IC_UNDEFINED (-32766)
+
+/* Collective over comm.  Processes with the same color form a new
+ * communicator, ordered by key and then by rank in comm.  A process passing
+ * IC_UNDEFINED gets *out = NULL.  The caller owns *out (ic_comm_free). */
+ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out);
+
+/* Collective over the n listed processes only: creates a communicator of
+ * ranks[0..n-1] of comm (distinct, in that order).  Every listed process
+ * passes the same list.  The caller owns *out (ic_comm_free). */
+ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks,
+                                 ic_comm_t **out);
+
+/* Frees a communicator created by split or create_group; *comm = NULL. */
+ic_status_t ic_comm_free(ic_comm_t **comm);
+
+/* ------------------------------------------------------------------ */
+/* Collectives and algorithm choice                                     */
+/* ------------------------------------------------------------------ */
+
+typedef enum ic_coll {
+    IC_COLL_BCAST,
+    IC_COLL_REDUCE,
+    IC_COLL_ALLREDUCE,
+    IC_COLL_SCATTER,
+    IC_COLL_SCATTERV,
+    IC_COLL_GATHER,
+    IC_COLL_GATHERV,
+    IC_COLL_ALLGATHER,
+    IC_COLL_ALLGATHERV,
+    IC_COLL_REDUCE_SCATTER_BLOCK,
+    IC_COLL_REDUCE_SCATTER,
+    IC_COLL_ALLTOALL,
+    IC_COLL_ALLTOALLV,
+    IC_COLL_BARRIER,
+    IC_COLL_SCAN,
+    IC_COLL_EXSCAN,
+    IC_COLL_COUNT
+} ic_coll_t;
+
+/* Name such as "allreduce"; "invalid" for an invalid value. */
+const char *ic_coll_name(ic_coll_t coll);
+
+/* Forces the algorithm used for one collective on comm ("mst", "ring",
+ * "scatter_allgather", ... ; see docs/algorithms.md), or restores automatic
+ * choice with name == NULL or "auto".  Unknown names give
+ * IC_ERR_UNKNOWN_ALGO and ic_last_error() lists the valid ones.  A forced
+ * algorithm that does not apply to a later call (e.g. a ring reduction with
+ * a non-commutative op) makes that call fail with IC_ERR_NOT_APPLICABLE. */
+ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
+                                  const char *name);
+
+/* Writes the names of the algorithms available for coll, separated by
+ * ", ", into buf (always NUL-terminated, truncated to len). */
+ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len);
+
+/* Pass as the send buffer (or, for scatter/scatterv at the root, the
+ * receive buffer) to take the input from, and leave the result in, the
+ * receive buffer, as MPI_IN_PLACE does. */
+#define IC_IN_PLACE ((void *)1)
+
+/* All collectives are called by every process of comm in the same order.
+ * Send buffers are only read; receive buffers are written only where the
+ * collective defines a result.  v-forms: unlike MPI, the full counts array
+ * is significant on every process (each process plans its part of the tree
+ * from it without an extra exchange); displacements are significant only
+ * where the corresponding buffer is. */
+
+ic_status_t ic_bcast(void *buf, size_t count, ic_datatype_t dtype, int root,
+                     ic_comm_t *comm);
+ic_status_t ic_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                      ic_datatype_t dtype, const ic_op_t *op, int root,
+                      ic_comm_t *comm);
+ic_status_t ic_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                         ic_datatype_t dtype, const ic_op_t *op,
+                         ic_comm_t *comm);
+/* sendbuf (root only) holds size*count elements; recvbuf gets count. */
+ic_status_t ic_scatter(const void *sendbuf, void *recvbuf, size_t count,
+                       ic_datatype_t dtype, int root, ic_comm_t *comm);
+ic_status_t ic_scatterv(const void *sendbuf, const size_t *sendcounts,
+                        const size_t *displs, void *recvbuf,
+                        ic_datatype_t dtype, int root, ic_comm_t *comm);
+/* sendbuf holds count elements; recvbuf (root only) gets size*count. */
+ic_status_t ic_gather(const void *sendbuf, void *recvbuf, size_t count,
+                      ic_datatype_t dtype, int root, ic_comm_t *comm);
+ic_status_t ic_gatherv(const void *sendbuf, void *recvbuf,
+                       const size_t *recvcounts, const size_t *displs,
+                       ic_datatype_t dtype, int root, ic_comm_t *comm);
+ic_status_t ic_allgather(const void *sendbuf, void *recvbuf, size_t count,
+                         ic_datatype_t dtype, ic_comm_t *comm);
+ic_status_t ic_allgatherv(const void *sendbuf, void *recvbuf,
+                          const size_t *recvcounts, const size_t *displs,
+                          ic_datatype_t dtype, ic_comm_t *comm);
+/* sendbuf holds size*count elements; recvbuf gets block "rank" reduced. */
+ic_status_t ic_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                    size_t count, ic_datatype_t dtype,
+                                    const ic_op_t *op, ic_comm_t *comm);
+/* sendbuf holds sum(recvcounts) elements; rank r gets recvcounts[r]. */
+ic_status_t ic_reduce_scatter(const void *sendbuf, void *recvbuf,
+                              const size_t *recvcounts, ic_datatype_t dtype,
+                              const ic_op_t *op, ic_comm_t *comm);
+ic_status_t ic_alltoall(const void *sendbuf, void *recvbuf, size_t count,
+                        ic_datatype_t dtype, ic_comm_t *comm);
+ic_status_t ic_alltoallv(const void *sendbuf, const size_t *sendcounts,
+                         const size_t *sdispls, void *recvbuf,
+                         const size_t *recvcounts, const size_t *rdispls,
+                         ic_datatype_t dtype, ic_comm_t *comm);
+ic_status_t ic_barrier(ic_comm_t *comm);
+/* Inclusive prefix: rank r gets x_0 (op) ... (op) x_r. */
+ic_status_t ic_scan(const void *sendbuf, void *recvbuf, size_t count,
+                    ic_datatype_t dtype, const ic_op_t *op, ic_comm_t *comm);
+/* Exclusive prefix: rank r > 0 gets x_0 (op) ... (op) x_{r-1}; the receive
+ * buffer of rank 0 is not written. */
+ic_status_t ic_exscan(const void *sendbuf, void *recvbuf, size_t count,
+                      ic_datatype_t dtype, const ic_op_t *op,
+                      ic_comm_t *comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* INTERCOM_H */

@@ -1,0 +1,79 @@
+/*
+ * blocks.h — the building blocks.  Each appends one rank's steps of one
+ * block to a plan, on a view (a subset of the communicator's ranks), and
+ * never touches a transport.  Every block starts a new tag phase on every
+ * rank, member of the view or not, so that compositions stay in step.
+ *
+ * Locations: a block of the data is "base + off[i]" for view index i, with
+ * len[i] bytes.  Ranges of consecutive indices must be contiguous where a
+ * block sends a range as one message (the blocks pack into scratch when a
+ * root's layout is not).  Messages of zero bytes are left out on both sides.
+ */
+#ifndef IC_ALGO_BLOCKS_H
+#define IC_ALGO_BLOCKS_H
+
+#include "algo/patterns.h"
+#include "plan/plan.h"
+
+/* A block layout: element i at base + off[i], len[i] bytes.  off == NULL
+ * means "packed scratch": the block chooses its own scratch layout. */
+typedef struct ic_layout {
+    ic_loc_t base;
+    const size_t *off;
+} ic_layout_t;
+
+static inline ic_loc_t ic_layout_at(const ic_layout_t *l, int i)
+{
+    return ic_loc_add(l->base, l->off[i]);
+}
+
+/* True when blocks lo..hi lie back to back in l. */
+bool ic_layout_contiguous(const ic_layout_t *l, const size_t *len, int lo, int hi);
+
+/* mst_bcast.c — the root's bytes at buf reach buf on every member. */
+void ic_blk_mst_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
+                      size_t bytes);
+
+/* mst_reduce.c — every member's input at in; the reduction in rank order
+ * ends at acc on the root.  acc is where this rank accumulates (it must be
+ * writable; buf NONE lets the block use scratch).  Works for
+ * non-commutative operations. */
+void ic_blk_mst_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
+                       ic_loc_t acc, size_t bytes);
+
+/* mst_scatter.c — the root's blocks src[i] reach dst on member i.
+ * stage: where a member keeps the blocks it forwards (off == NULL: packed
+ * scratch).  dst.buf == NONE leaves the member's block in stage. */
+void ic_blk_mst_scatter(ic_plan_t *pl, const ic_view_t *v, int root,
+                        const ic_split_t *sp, const size_t *len, ic_layout_t src,
+                        ic_layout_t stage, ic_loc_t dst);
+
+/* mst_gather.c — member i's block at mine reaches dst[i] on the root. */
+void ic_blk_mst_gather(ic_plan_t *pl, const ic_view_t *v, int root,
+                       const ic_split_t *sp, const size_t *len, ic_loc_t mine,
+                       ic_layout_t stage, ic_layout_t dst);
+
+/* ring_allgather.c — member i's block (at mine on i) reaches buf[i] on
+ * every member. */
+void ic_blk_ring_allgather(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
+                           ic_layout_t buf, ic_loc_t mine);
+
+/* ring_reduce_scatter.c — block i of every member's input (in[i]) is
+ * reduced into out on member i.  Commutative operations only. */
+void ic_blk_ring_reduce_scatter(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
+                                ic_layout_t in, ic_loc_t out);
+
+/* pairwise_alltoall.c — block j of member i's send layout reaches block i
+ * of member j's receive layout. */
+void ic_blk_pairwise_alltoall(ic_plan_t *pl, const ic_view_t *v, ic_layout_t send,
+                              const size_t *slen, ic_layout_t recv, const size_t *rlen);
+
+/* dissemination_barrier.c — no member leaves before every member entered. */
+void ic_blk_dissemination_barrier(ic_plan_t *pl, const ic_view_t *v);
+
+/* dissemination_scan.c — prefix reduction in rank order of in into out
+ * (inclusive, or exclusive: member 0's out untouched). */
+void ic_blk_dissemination_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in,
+                               ic_loc_t out, size_t bytes, bool exclusive);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * coll_args.h — one rank's description of one collective call, as the plan
+ * builders see it, and the cost-model parameters.
+ */
+#ifndef IC_ALGO_COLL_ARGS_H
+#define IC_ALGO_COLL_ARGS_H
+
+#include "core/dtype.h"
+#include "intercom.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The seeds' model: a message of n bytes costs alpha + n*beta, reducing n
+ * bytes costs n*gamma, copying n bytes locally n*delta (seconds). */
+typedef struct ic_model {
+    double alpha, beta, gamma, delta;
+} ic_model_t;
+
+/* Counts and displacements are in elements, as in the public API.
+ *  count    bcast/reduce/allreduce/scan/exscan: the vector length;
+ *           scatter/gather/allgather/alltoall/reduce_scatter_block: the
+ *           per-rank block length.
+ *  counts   scatterv/gatherv/allgatherv/reduce_scatter: per-rank lengths
+ *           (size entries, significant on every rank).
+ *  displs   scatterv (root's send buffer), gatherv (root's receive buffer),
+ *           allgatherv (receive buffer); NULL means packed.
+ *  alltoallv uses scounts/sdispls/rcounts/rdispls of this rank.
+ *  in_place the input is in (and the output goes to) the receive buffer,
+ *           as with IC_IN_PLACE; for scatter(v) at the root: the root's
+ *           block stays in the send buffer. */
+typedef struct ic_coll_args {
+    ic_coll_t coll;
+    ic_datatype_t dtype;
+    const ic_op_t *op;
+    int root;
+    size_t count;
+    const size_t *counts, *displs;
+    const size_t *scounts, *sdispls, *rcounts, *rdispls;
+    bool in_place;
+    ic_model_t model; /* used by blocks that decide with the model */
+} ic_coll_args_t;
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * coll_misc.c — all-to-all(v) by pairwise exchange, the dissemination
+ * barrier, and scan / exscan.
+ */
+#include "algo/builders.h"
+
+ic_status_t ic_build_alltoall_pairwise(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    int p = pl->size;
+    size_t es = ic_args_esize(a);
+    size_t *slen = ic_plan_sizes(pl, (size_t)p), *soff = ic_plan_sizes(pl, (size_t)p);
+    size_t *rlen = ic_plan_sizes(pl, (size_t)p), *roff = ic_plan_sizes(pl, (size_t)p);
+    if (!slen || !soff || !rlen || !roff)
+        return pl->error;
+    bool v_form = a->coll == IC_COLL_ALLTOALLV;
+    for (int i = 0; i < p; i++) {
+        rlen[i] = (v_form ? a->rcounts[i] : a->count) * es;
+        roff[i] = (v_form ? a->rdispls[i] : (size_t)i * a->count) * es;
+        slen[i] = (v_form && !a->in_place ? a->scounts[i] : (v_form ? a->rcounts[i] : a->count)) * es;
+        soff[i] = (v_form && !a->in_place ? a->sdispls[i] : (v_form ? a->rdispls[i] : (size_t)i * a->count)) * es;
+    }
+    ic_view_t v = ic_view_whole(p, pl->rank);
+    ic_layout_t send = {ic_loc(IC_BUF_SEND, 0), soff};
+    ic_layout_t recv = {ic_loc(IC_BUF_RECV, 0), roff};
+    if (a->in_place) {
+        /* The blocks move to scratch first so no block is overwritten
+         * before it has been sent. */
+        size_t *poff = ic_plan_sizes(pl, (size_t)p);
+        if (!poff)
+            return pl->error;
+        size_t total = ic_prefix_offsets(rlen, p, poff);
+        send = (ic_layout_t){ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, total)), poff};
+        for (int i = 0; i < p; i++)
+            if (i != pl->rank)
+                ic_plan_copy(pl, ic_layout_at(&recv, i), ic_layout_at(&send, i), rlen[i]);
+        slen[pl->rank] = 0; /* the own block is already in place */
+    }
+    ic_blk_pairwise_alltoall(pl, &v, send, slen, recv, rlen);
+    return pl->error;
+}
+
+ic_status_t ic_build_barrier_dissemination(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    (void)a;
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_dissemination_barrier(pl, &v);
+    return pl->error;
+}
+
+ic_status_t ic_build_scan_dissemination(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_loc_t in = a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
+    ic_blk_dissemination_scan(pl, &v, in, ic_loc(IC_BUF_RECV, 0),
+                              a->count * ic_args_esize(a), a->coll == IC_COLL_EXSCAN);
+    return pl->error;
+}

@@ -1,0 +1,54 @@
+/*
+ * dissemination_scan.c — inclusive and exclusive prefix reduction.
+ *
+ * Computes: out on member i = in_0 (op) ... (op) in_i (inclusive) or
+ * in_0 (op) ... (op) in_{i-1} (exclusive; member 0's out is not written).
+ * Member i keeps x = in_{i-2^r+1} (op) ... (op) in_i.  In round r it sends
+ * x to i + 2^r (if that exists) and receives y from i - 2^r (if that
+ * exists): x = y (op) x.  For the exclusive form it also keeps
+ * e = y (op) e (e starts as the first y).  Every combination puts the
+ * lower ranks on the left, so non-commutative operations are correct.
+ * Preconditions: any n >= 1, any operation.
+ * Cost: ceil(log2 n) * (alpha + bytes*beta + bytes*gamma) (+ gamma*bytes
+ *       per round for the exclusive form's second combination).
+ * Seed: 001 (scan by the standard-exchange pattern, Kumar); the ranks need
+ *       not be a power of two here because partners outside 0..n-1 are
+ *       simply left out.
+ *
+ * n = 6, rounds d = 1, 2, 4 (arrows: x sent to i + d):
+ *   d=1: 0->1 1->2 2->3 3->4 4->5
+ *   d=2: 0->2 1->3 2->4 3->5
+ *   d=4: 0->4 1->5
+ */
+#include "algo/blocks.h"
+
+void ic_blk_dissemination_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in,
+                               ic_loc_t out, size_t bytes, bool exclusive)
+{
+    ic_plan_next_phase(pl);
+    int n = v->n, me = v->me;
+    if (me < 0 || bytes == 0)
+        return;
+    /* Inclusive: x lives in out.  Exclusive: x in scratch, e in out. */
+    ic_loc_t x = exclusive ? ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes)) : out;
+    ic_loc_t y = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
+    ic_plan_copy(pl, in, x, bytes);
+    bool have_e = false;
+    for (int r = 0, d = 1; d < n; r++, d *= 2) {
+        if (me + d < n)
+            ic_plan_send(pl, ic_view_rank(v, me + d), (uint32_t)r, x, bytes);
+        if (me - d < 0)
+            continue;
+        ic_plan_recv(pl, ic_view_rank(v, me - d), (uint32_t)r, y, bytes);
+        if (exclusive) {
+            if (have_e)
+                ic_plan_reduce(pl, y, out, bytes, 0);
+            else
+                ic_plan_copy(pl, y, out, bytes);
+            have_e = true;
+        }
+        /* The exclusive form needs x only if it is sent again. */
+        if (!exclusive || me + 2 * d < n)
+            ic_plan_reduce(pl, y, x, bytes, 0);
+    }
+}

@@ -1,0 +1,223 @@
+/*
+ * comm.c — communicators: init/finalize, size/rank, split, create_group,
+ * forcing an algorithm.  Until the real-execution issue adds a transport,
+ * a world has size 1 and collectives run through the in-process engine
+ * (src/core/coll_api.c); split and create_group already use the pure
+ * group arithmetic every later transport will use after its exchange.
+ */
+#include "core/comm.h"
+
+#include "core/status.h"
+#include "select/catalog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t ic_comm_child_id(uint64_t parent, uint64_t salt)
+{
+    uint64_t h = parent ^ (salt + 0x9E3779B97F4A7C15ull + (parent << 6) + (parent >> 2));
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    return h;
+}
+
+static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
+                            const ic_comm_t *parent, ic_comm_t **out)
+{
+    ic_comm_t *c = calloc(1, sizeof(*c));
+    int *w = malloc(sizeof(int) * (size_t)size);
+    if (!c || !w) {
+        free(c);
+        free(w);
+        return ic_set_error(IC_ERR_NO_MEM, "out of memory creating a communicator");
+    }
+    memcpy(w, world, sizeof(int) * (size_t)size);
+    c->size = size;
+    c->rank = rank;
+    c->world = w;
+    c->id = id;
+    c->model = parent ? parent->model : ic_model_default();
+    if (parent)
+        memcpy(c->algo, parent->algo, sizeof(c->algo));
+    *out = c;
+    return IC_OK;
+}
+
+ic_status_t ic_init(ic_comm_t **world)
+{
+    if (!world)
+        return ic_set_error(IC_ERR_ARG, "ic_init: world is NULL");
+    int zero = 0;
+    ic_comm_t *c;
+    ic_status_t st = comm_new(1, 0, &zero, 1, NULL, &c);
+    if (st != IC_OK)
+        return st;
+    c->is_world = 1;
+    *world = c;
+    return IC_OK;
+}
+
+static void comm_destroy(ic_comm_t *c)
+{
+    free(c->world);
+    free(c);
+}
+
+ic_status_t ic_finalize(ic_comm_t **world)
+{
+    if (!world || !*world || !(*world)->is_world)
+        return ic_set_error(IC_ERR_COMM, "ic_finalize: world is not a world communicator");
+    comm_destroy(*world);
+    *world = NULL;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_size(const ic_comm_t *comm, int *size)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_size: comm is NULL");
+    if (!size)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_size: size is NULL");
+    *size = comm->size;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_rank: comm is NULL");
+    if (!rank)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_rank: rank is NULL");
+    *rank = comm->rank;
+    return IC_OK;
+}
+
+int ic_split_members(int size, const int *colors, const int *keys, int me, int *members,
+                     int *new_rank)
+{
+    int n = 0;
+    *new_rank = -1;
+    if (colors[me] == IC_UNDEFINED)
+        return 0;
+    for (int i = 0; i < size; i++) {
+        if (colors[i] != colors[me])
+            continue;
+        /* Insertion by (key, parent rank): stable and simple. */
+        int j = n++;
+        while (j > 0 && keys[members[j - 1]] > keys[i]) {
+            members[j] = members[j - 1];
+            j--;
+        }
+        members[j] = i;
+    }
+    for (int i = 0; i < n; i++)
+        if (members[i] == me)
+            *new_rank = i;
+    return n;
+}
+
+ic_status_t ic_group_check(const char *fn, int size, int n, const int *ranks, int me,
+                           int *my_index)
+{
+    if (!ranks)
+        return ic_set_error(IC_ERR_ARG, "%s: ranks is NULL", fn);
+    if (n < 1 || n > size)
+        return ic_set_error(IC_ERR_ARG, "%s: n = %d is not in [1, %d]", fn, n, size);
+    *my_index = -1;
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= size)
+            return ic_set_error(IC_ERR_ARG, "%s: ranks[%d] = %d is out of range [0, %d)", fn,
+                                i, ranks[i], size);
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i])
+                return ic_set_error(IC_ERR_ARG, "%s: ranks[%d] and ranks[%d] are both %d", fn,
+                                    j, i, ranks[i]);
+        if (ranks[i] == me)
+            *my_index = i;
+    }
+    return IC_OK;
+}
+
+ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_split: comm is NULL");
+    if (!out)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_split: out is NULL");
+    if (color < 0 && color != IC_UNDEFINED)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_split: color %d is negative", color);
+    if (comm->size != 1)
+        return ic_set_error(IC_ERR_NOT_SUPPORTED,
+                            "ic_comm_split: communicators of size > 1 need a transport");
+    int members[1], rank;
+    int n = ic_split_members(1, &color, &key, 0, members, &rank);
+    uint64_t salt = ++comm->children;
+    if (n == 0) {
+        *out = NULL;
+        return IC_OK;
+    }
+    int w = comm->world[members[0]];
+    return comm_new(1, rank, &w, ic_comm_child_id(comm->id, salt * 131u + (uint64_t)color),
+                    comm, out);
+}
+
+ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_comm_t **out)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_create_group: comm is NULL");
+    if (!out)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_create_group: out is NULL");
+    int idx;
+    ic_status_t st = ic_group_check("ic_comm_create_group", comm->size, n, ranks, comm->rank,
+                                    &idx);
+    if (st != IC_OK)
+        return st;
+    if (idx < 0)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_create_group: the calling rank %d is not in "
+                                        "ranks", comm->rank);
+    int *w = malloc(sizeof(int) * (size_t)n);
+    if (!w)
+        return ic_set_error(IC_ERR_NO_MEM, "ic_comm_create_group: out of memory");
+    uint64_t salt = 0x51u;
+    for (int i = 0; i < n; i++) {
+        w[i] = comm->world[ranks[i]];
+        salt = ic_comm_child_id(salt, (uint64_t)ranks[i]);
+    }
+    st = comm_new(n, idx, w, ic_comm_child_id(comm->id, salt), comm, out);
+    free(w);
+    return st;
+}
+
+ic_status_t ic_comm_free(ic_comm_t **comm)
+{
+    if (!comm || !*comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_free: comm is NULL");
+    if ((*comm)->is_world)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_free: the world is freed by ic_finalize");
+    comm_destroy(*comm);
+    *comm = NULL;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *name)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_set_algorithm: comm is NULL");
+    if ((unsigned)coll >= IC_COLL_COUNT)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_algorithm: coll %d is not valid", (int)coll);
+    if (!name || strcmp(name, "auto") == 0) {
+        comm->algo[coll] = NULL;
+        return IC_OK;
+    }
+    const ic_algo_t *al = ic_catalog_find(coll, name);
+    if (!al) {
+        char names[256];
+        ic_algorithms(coll, names, sizeof names);
+        return ic_set_error(IC_ERR_UNKNOWN_ALGO,
+                            "ic_comm_set_algorithm: unknown algorithm '%s' for %s (valid: %s)",
+                            name, ic_coll_name(coll), names);
+    }
+    comm->algo[coll] = al->name;
+    return IC_OK;
+}

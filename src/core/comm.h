@@ -1,0 +1,40 @@
+/*
+ * comm.h — the communicator behind the opaque ic_comm_t, and the pure
+ * group arithmetic of split and create_group (tests call it directly).
+ */
+#ifndef IC_CORE_COMM_H
+#define IC_CORE_COMM_H
+
+#include "algo/coll_args.h"
+#include "intercom.h"
+
+#include <stdint.h>
+
+struct ic_comm {
+    int size, rank;
+    int *world;              /* world rank of each member */
+    uint64_t id;             /* context id: messages of different comms never match */
+    uint64_t seq;            /* collectives started so far */
+    uint64_t children;       /* communicators derived so far (for child ids) */
+    ic_model_t model;
+    const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
+    int is_world;
+};
+
+/* Split arithmetic: given every member's color and key, computes the
+ * members of me's new communicator (indices into the parent, ordered by
+ * key then parent rank) into members (size entries), and returns their
+ * number; *new_rank receives me's rank in it.  Returns 0 for IC_UNDEFINED. */
+int ic_split_members(int size, const int *colors, const int *keys, int me, int *members,
+                     int *new_rank);
+
+/* Checks a create_group rank list: n in [1, size], ranks distinct and in
+ * range.  Returns IC_OK or IC_ERR_ARG with a message naming the entry;
+ * *my_index receives the position of me in the list, or -1. */
+ic_status_t ic_group_check(const char *fn, int size, int n, const int *ranks, int me,
+                           int *my_index);
+
+/* A child context id derived from the parent's id and a salt. */
+uint64_t ic_comm_child_id(uint64_t parent, uint64_t salt);
+
+#endif

@@ -1,0 +1,12 @@
+/* status.h — setting the per-thread error message (see ic_last_error). */
+#ifndef IC_CORE_STATUS_H
+#define IC_CORE_STATUS_H
+
+#include "intercom.h"
+
+/* Records a message naming the offending argument and returns st. */
+ic_status_t ic_set_error(ic_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ic_clear_error(void);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * plan.h — one rank's part of one collective, as an array of steps.
+ *
+ * A step is SEND, RECV, COPY or REDUCE.  It names its peer and a tag (for
+ * SEND/RECV), a source and a destination as (buffer id, byte offset), and a
+ * byte count.  Buffer ids are symbolic (the user's send buffer, receive
+ * buffer, or the plan's scratch), so a plan can be cached and re-bound to new
+ * buffers.  Each step lists the steps it waits for; steps whose dependencies
+ * are met may run concurrently.
+ *
+ * Dependencies are inferred by the builder from the byte ranges each step
+ * reads and writes (read-after-write, write-after-read, write-after-write),
+ * exactly as a data-flow runtime would.  Building blocks therefore append
+ * their steps in program order and composition needs no hand-written
+ * dependency lists: a later block's step waits only for the earlier steps
+ * that touch the same bytes.  ic_plan_add_dep() adds an explicit dependency
+ * where no bytes carry the ordering (zero-byte barrier messages).
+ */
+#ifndef IC_PLAN_PLAN_H
+#define IC_PLAN_PLAN_H
+
+#include "core/dtype.h"
+#include "intercom.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum ic_step_kind {
+    IC_STEP_SEND,
+    IC_STEP_RECV,
+    IC_STEP_COPY,
+    IC_STEP_REDUCE
+} ic_step_kind_t;
+
+typedef enum ic_buf_id {
+    IC_BUF_NONE = 0,
+    IC_BUF_SEND,    /* the user's send buffer (read only) */
+    IC_BUF_RECV,    /* the user's receive buffer (or bcast's only buffer) */
+    IC_BUF_SCRATCH, /* owned by the plan, plan->scratch_bytes long */
+    IC_BUF_COUNT
+} ic_buf_id_t;
+
+typedef struct ic_loc {
+    uint8_t buf;  /* ic_buf_id_t */
+    size_t off;   /* byte offset into that buffer */
+} ic_loc_t;
+
+static inline ic_loc_t ic_loc(ic_buf_id_t buf, size_t off)
+{
+    ic_loc_t l = {(uint8_t)buf, off};
+    return l;
+}
+static inline ic_loc_t ic_loc_add(ic_loc_t l, size_t off)
+{
+    l.off += off;
+    return l;
+}
+
+/* Flags of a REDUCE step.  Without IC_RED_DST_LEFT: dst = src (op) dst, the
+ * source holds lower ranks' data.  With it: dst = dst (op) src; for a
+ * non-commutative user op the engine then computes into src and copies back,
+ * so src must be scratch or receive-buffer bytes the plan may clobber. */
+#define IC_RED_DST_LEFT 0x1u
+
+typedef struct ic_step {
+    uint8_t kind;    /* ic_step_kind_t */
+    uint8_t flags;   /* IC_RED_* for REDUCE */
+    int32_t peer;    /* communicator rank, SEND/RECV only */
+    uint32_t tag;    /* unique between this pair within the collective */
+    ic_loc_t src;    /* SEND, COPY, REDUCE */
+    ic_loc_t dst;    /* RECV, COPY, REDUCE */
+    size_t bytes;
+    uint32_t dep_first; /* index of the first dependency in plan->deps */
+    uint32_t ndeps;
+} ic_step_t;
+
+/* Tags: the high bits number the building-block phase inside the
+ * collective, the low bits the message inside the phase. */
+#define IC_TAG_PHASE_SHIFT 24u
+#define IC_TAG_MAX_IN_PHASE ((1u << IC_TAG_PHASE_SHIFT) - 1u)
+
+typedef struct ic_plan {
+    int rank, size;         /* in the communicator the plan runs on */
+    ic_coll_t coll;
+    const char *algo;       /* catalog name, static storage */
+    ic_datatype_t dtype;    /* element type of REDUCE steps */
+    const ic_op_t *op;      /* reduction, or NULL */
+    ic_step_t *steps;
+    size_t nsteps, steps_cap;
+    uint32_t *deps;
+    size_t ndeps, deps_cap;
+    size_t scratch_bytes;   /* computed while building */
+    size_t buf_bytes[IC_BUF_COUNT]; /* bytes of each buffer the plan may touch (for checks) */
+    uint32_t phase;         /* current building-block phase (tag high bits) */
+    ic_status_t error;      /* first allocation failure while building */
+    void **tmp;             /* build-time allocations, freed by ic_plan_finish */
+    size_t ntmp, tmp_cap;
+} ic_plan_t;
+
+/* Initialises an empty plan for rank of size. */
+void ic_plan_init(ic_plan_t *pl, int rank, int size, ic_coll_t coll);
+/* Frees the plan's arrays (not the plan struct). */
+void ic_plan_release(ic_plan_t *pl);
+
+/* Build-time array of n size_t (zeroed), owned by the plan until
+ * ic_plan_finish or ic_plan_release; NULL on allocation failure (the
+ * plan's error is then set).  Lets builders avoid their own cleanup. */
+size_t *ic_plan_sizes(ic_plan_t *pl, size_t n);
+/* The same for any build-time array of bytes bytes (zeroed). */
+void *ic_plan_tmp(ic_plan_t *pl, size_t bytes);
+/* Frees the build-time allocations; returns the plan's error status. */
+ic_status_t ic_plan_finish(ic_plan_t *pl);
+
+/* Starts a new building-block phase: every rank calls it for every block
+ * of the composition (members of the block's view or not), so phases and
+ * tags agree on all ranks. */
+void ic_plan_next_phase(ic_plan_t *pl);
+
+/* Appends a step; returns its index, or -1 after an allocation failure (the
+ * plan's error is then set).  Zero-byte COPY/REDUCE steps are dropped
+ * (return -1, no error); zero-byte SEND/RECV steps are kept (they carry
+ * synchronisation).  Dependencies are inferred from byte ranges. */
+long ic_plan_send(ic_plan_t *pl, int peer, uint32_t tag, ic_loc_t src, size_t bytes);
+long ic_plan_recv(ic_plan_t *pl, int peer, uint32_t tag, ic_loc_t dst, size_t bytes);
+long ic_plan_copy(ic_plan_t *pl, ic_loc_t src, ic_loc_t dst, size_t bytes);
+long ic_plan_reduce(ic_plan_t *pl, ic_loc_t src, ic_loc_t dst, size_t bytes, unsigned flags);
+
+/* Adds "step waits for before" (both indices of existing steps, before <
+ * step, and step must be the last step added). */
+void ic_plan_add_dep(ic_plan_t *pl, long step, long before);
+
+/* Reserves scratch: returns the offset of a new region of bytes bytes,
+ * aligned to 64 bytes. */
+size_t ic_plan_scratch(ic_plan_t *pl, size_t bytes);
+
+/* Writes a readable listing of the plan (EXPLAIN-style) to out. */
+void ic_plan_dump(const ic_plan_t *pl, FILE *out);
+
+/* Names for dumps and messages. */
+const char *ic_step_kind_name(ic_step_kind_t kind);
+const char *ic_buf_name(ic_buf_id_t buf);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * cost.h — the cost of each building block and catalog entry under the
+ * seeds' model (alpha + n*beta per message, n*gamma per reduced byte), as
+ * closed forms or, where p is not a power of two or blocks are uneven, as
+ * the exact recurrence the implementation follows.  Local copies (delta)
+ * are not priced: in these plans they overlap communication.
+ */
+#ifndef IC_SELECT_COST_H
+#define IC_SELECT_COST_H
+
+#include "algo/coll_args.h"
+#include "algo/patterns.h"
+
+#include <stdbool.h>
+
+/* MST broadcast of bytes over n members: ceil(log2 n)*(alpha+bytes*beta). */
+double ic_cost_mst_bcast(int n, size_t bytes, const ic_model_t *m);
+
+/* MST reduce-to-one (two alternating receive buffers): the recurrence over
+ * the tree; equals ceil(log2 n)*(alpha+bytes*(beta+gamma)) for n = 2^d. */
+double ic_cost_mst_reduce(int n, int root, size_t bytes, const ic_model_t *m);
+
+/* MST scatter with len[i] bytes for member i, starting at time t0 at the
+ * root.  arrive (optional, n entries) receives the time member i holds its
+ * block.  Returns the completion time. */
+double ic_cost_mst_scatter(const ic_split_t *sp, int n, int root, const size_t *len,
+                           const ic_model_t *m, double *arrive);
+
+/* MST gather with len[i] bytes from member i; ready (optional) gives the
+ * time member i's block is available (NULL: all at 0). */
+double ic_cost_mst_gather(const ic_split_t *sp, int n, int root, const size_t *len,
+                          const double *ready, const ic_model_t *m);
+
+/* Ring allgather / reduce-scatter with block lengths len, member i starting
+ * at ready[i] (NULL: 0).  done (optional) receives member i's finish time.
+ * Returns the completion time. */
+double ic_cost_ring_allgather(int n, const size_t *len, const double *ready,
+                              const ic_model_t *m, double *done);
+double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m,
+                                   double *done);
+
+/* Pairwise all-to-all: (n-1) steps, each as long as its largest message. */
+double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m);
+
+/* Dissemination barrier: ceil(log2 n)*alpha. */
+double ic_cost_barrier(int n, const ic_model_t *m);
+/* Dissemination scan: the recurrence over rounds. */
+double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m);
+
+#endif

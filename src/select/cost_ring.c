@@ -1,0 +1,154 @@
+/*
+ * cost_ring.c — costs of the ring (bucket) blocks, pairwise exchange, the
+ * barrier and scan, step by step as their plans run (seed 002's bucket
+ * formulas are the even-block special cases).
+ */
+#include "select/cost.h"
+
+#include <stdlib.h>
+
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+double ic_cost_ring_allgather(int n, const size_t *len, const double *ready,
+                              const ic_model_t *m, double *done)
+{
+    double *have = calloc((size_t)n, sizeof(double)); /* block to send is here at */
+    double *sfree = calloc((size_t)n, sizeof(double));
+    double *next = calloc((size_t)n, sizeof(double));
+    double end = 0;
+    if (!have || !sfree || !next) {
+        end = -1;
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        have[i] = ready ? ready[i] : 0;
+        if (done)
+            done[i] = have[i];
+        end = dmax(end, have[i]);
+    }
+    for (int k = 0; k < n - 1; k++) {
+        for (int i = 0; i < n; i++) {
+            int sb = ic_mod(i - k, n), right = ic_ring_right(i, n);
+            if (len[sb] == 0) {
+                next[right] = have[right]; /* nothing arrives: irrelevant */
+                continue;
+            }
+            double t = dmax(have[i], sfree[i]) + m->alpha + (double)len[sb] * m->beta;
+            sfree[i] = t;
+            next[right] = t;
+            if (done)
+                done[right] = dmax(done[right], t);
+            end = dmax(end, t);
+        }
+        double *tmp = have;
+        have = next;
+        next = tmp;
+    }
+out:
+    free(have);
+    free(sfree);
+    free(next);
+    return end;
+}
+
+double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m, double *done)
+{
+    double *ready = calloc((size_t)n, sizeof(double)); /* partial to send ready */
+    double *sfree = calloc((size_t)n, sizeof(double)); /* end of last send */
+    double *send_end = calloc((size_t)n, sizeof(double));
+    double end = 0;
+    if (!ready || !sfree || !send_end) {
+        end = -1;
+        goto out;
+    }
+    for (int k = 0; k < n - 1; k++) {
+        for (int i = 0; i < n; i++) {
+            int sb = ic_mod(i - k - 1, n), right = ic_ring_right(i, n);
+            send_end[i] = -1;
+            if (len[sb] == 0)
+                continue;
+            /* The receiver's buffer part[k&1] was sent from in step k-1. */
+            double start = dmax(ready[i], sfree[i]);
+            if (k >= 2)
+                start = dmax(start, sfree[right]);
+            send_end[i] = start + m->alpha + (double)len[sb] * m->beta;
+        }
+        for (int i = 0; i < n; i++) {
+            int left = ic_ring_left(i, n), rb = ic_mod(i - k - 2, n);
+            if (send_end[i] >= 0)
+                sfree[i] = send_end[i];
+            if (send_end[left] < 0)
+                continue;
+            /* Reduce (the last one into out) after the arrival. */
+            ready[i] = send_end[left] + (double)len[rb] * m->gamma;
+            end = dmax(end, ready[i]);
+            if (done)
+                done[i] = ready[i];
+        }
+    }
+out:
+    free(ready);
+    free(sfree);
+    free(send_end);
+    return end;
+}
+
+double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m)
+{
+    double t = 0;
+    for (int k = 1; k < n; k++)
+        if (slen_of[k] > 0)
+            t += m->alpha + (double)slen_of[k] * m->beta;
+    return t;
+}
+
+double ic_cost_barrier(int n, const ic_model_t *m)
+{
+    return ic_ceil_log2(n) * m->alpha;
+}
+
+double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m)
+{
+    if (n <= 1 || bytes == 0)
+        return 0;
+    double *x = calloc((size_t)n, sizeof(double));     /* x ready to send */
+    double *sfree = calloc((size_t)n, sizeof(double));
+    double *yfree = calloc((size_t)n, sizeof(double)); /* y buffer reusable */
+    double *arr = calloc((size_t)n, sizeof(double));
+    double end = 0, msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;
+    if (!x || !sfree || !yfree || !arr) {
+        end = -1;
+        goto out;
+    }
+    for (int d = 1; d < n; d *= 2) {
+        for (int i = 0; i + d < n; i++) {
+            double start = dmax(dmax(x[i], sfree[i]), yfree[i + d]);
+            sfree[i] = start + msg;
+            arr[i + d] = sfree[i];
+        }
+        for (int i = n - 1; i >= d; i--) {
+            double t = arr[i];
+            bool update_x = !exclusive || i + 2 * d < n;
+            bool have_e = exclusive && d > 1;
+            if (have_e)
+                t += red; /* e = y (op) e; the first e is a copy */
+            if (update_x)
+                t += red;
+            /* x may only change after this round's send of it left. */
+            if (update_x && i + d < n && sfree[i] > arr[i] + (have_e ? red : 0))
+                t = sfree[i] + red;
+            yfree[i] = t;
+            if (update_x)
+                x[i] = t;
+            end = dmax(end, t);
+        }
+        for (int i = 0; i < d && i < n; i++)
+            end = dmax(end, sfree[i]);
+    }
+out:
+    free(x);
+    free(sfree);
+    free(yfree);
+    free(arr);
+    return end;
+}
