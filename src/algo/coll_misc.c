@@ -13,12 +13,24 @@ ic_status_t ic_build_alltoall_pairwise(ic_plan_t *pl, const ic_coll_args_t *a)
     if (!slen || !soff || !rlen || !roff)
         return pl->error;
     bool v_form = a->coll == IC_COLL_ALLTOALLV;
+    /* In place, MPI takes the send side from the receive counts. */
+    const size_t *sc = v_form && !a->in_place ? a->scounts : a->rcounts;
+    const size_t *sd = v_form && !a->in_place ? a->sdispls : a->rdispls;
     for (int i = 0; i < p; i++) {
         rlen[i] = (v_form ? a->rcounts[i] : a->count) * es;
-        roff[i] = (v_form ? a->rdispls[i] : (size_t)i * a->count) * es;
-        slen[i] = (v_form && !a->in_place ? a->scounts[i] : (v_form ? a->rcounts[i] : a->count)) * es;
-        soff[i] = (v_form && !a->in_place ? a->sdispls[i] : (v_form ? a->rdispls[i] : (size_t)i * a->count)) * es;
+        slen[i] = (v_form ? sc[i] : a->count) * es;
     }
+    /* NULL displacements mean packed blocks. */
+    if (v_form && a->rdispls)
+        for (int i = 0; i < p; i++)
+            roff[i] = a->rdispls[i] * es;
+    else
+        ic_prefix_offsets(rlen, p, roff);
+    if (v_form && sd)
+        for (int i = 0; i < p; i++)
+            soff[i] = sd[i] * es;
+    else
+        ic_prefix_offsets(slen, p, soff);
     ic_view_t v = ic_view_whole(p, pl->rank);
     ic_layout_t send = {ic_loc(IC_BUF_SEND, 0), soff};
     ic_layout_t recv = {ic_loc(IC_BUF_RECV, 0), roff};

@@ -46,6 +46,7 @@ static ic_status_t run_coll(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     job.world = comm->world;
     job.args = a;
     job.algo = comm->algo[a->coll];
+    job.caller = fn;
     job.sendbuf = &s;
     job.recvbuf = &r;
     job.sendbytes = &sb;

@@ -61,6 +61,23 @@ static size_t total(const size_t *counts, int n)
     return s;
 }
 
+/* Rejects counts and displacements whose byte extent would overflow. */
+static ic_status_t check_layout(const char *fn, const char *cname, const char *dname,
+                                const size_t *counts, const size_t *displs, int size, size_t es)
+{
+    const size_t limit = SIZE_MAX / 4 / es;
+    size_t sum = 0;
+    for (int i = 0; i < size; i++) {
+        if (counts[i] > limit || (sum += counts[i]) > limit)
+            return ic_set_error(IC_ERR_COUNT, "%s: %s[%d] = %zu makes the buffer too large", fn,
+                                cname, i, counts[i]);
+        if (displs && (displs[i] > limit || displs[i] + counts[i] > limit))
+            return ic_set_error(IC_ERR_COUNT, "%s: %s[%d] = %zu is too large", fn, dname, i,
+                                displs[i]);
+    }
+    return IC_OK;
+}
+
 ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, int size)
 {
     ic_coll_t c = a->coll;
@@ -89,10 +106,19 @@ ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, 
     if (a->in_place && !in_place_allowed(c, rank == a->root))
         return ic_set_error(IC_ERR_BUFFER, "%s: IC_IN_PLACE is not allowed %s", fn,
                             is_rooted(c) ? "on a non-root process" : "for this collective");
-    /* Every byte count must fit in size_t. */
+    /* Every byte count and offset must fit in size_t (with room to add). */
     size_t es = ic_datatype_size(a->dtype);
-    if (a->count > SIZE_MAX / es / (size_t)size)
+    if (a->count > SIZE_MAX / 4 / es / (size_t)size)
         return ic_set_error(IC_ERR_COUNT, "%s: count %zu is too large", fn, a->count);
+    ic_status_t st = IC_OK;
+    if (uses_counts(c))
+        st = check_layout(fn, "counts", "displs", a->counts, a->displs, size, es);
+    if (st == IC_OK && c == IC_COLL_ALLTOALLV)
+        st = check_layout(fn, "sendcounts", "sdispls", a->scounts, a->sdispls, size, es);
+    if (st == IC_OK && c == IC_COLL_ALLTOALLV)
+        st = check_layout(fn, "recvcounts", "rdispls", a->rcounts, a->rdispls, size, es);
+    if (st != IC_OK)
+        return st;
     return IC_OK;
 }
 

@@ -359,7 +359,8 @@ static ic_status_t build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, in
             if (in->node < 0 || in->node >= world_size)
                 return ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d on node %d of %d",
                                     j, i, in->node, world_size);
-            st = ic_plan_build("ic_sim_run", &jb->args[i], i, jb->size, algo, &in->plan);
+            st = ic_plan_build(jb->caller ? jb->caller : "ic_sim_run", &jb->args[i], i, jb->size,
+                               algo, &in->plan);
             if (st != IC_OK)
                 break;
             algo = in->plan.algo; /* every rank runs rank 0's choice */

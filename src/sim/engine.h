@@ -32,6 +32,7 @@ typedef struct ic_sim_job {
     const int *world;
     const ic_coll_args_t *args;
     const char *algo; /* NULL or "auto": the selector's choice */
+    const char *caller; /* names the API call in error messages (NULL: ic_sim_run) */
     void *const *sendbuf;
     void *const *recvbuf;
     const size_t *sendbytes;

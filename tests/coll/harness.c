@@ -1,0 +1,658 @@
+/*
+ * harness.c — see harness.h.  The reference is deliberately plain: it
+ * moves blocks with memcpy and folds reductions serially in rank order
+ * (x_0 (op) x_1 (op) ...), element block by block.
+ */
+#include "harness.h"
+
+#include "algo/patterns.h"
+#include "core/dtype.h"
+#include "core/validate.h"
+#include "sim/engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUARD 64
+#define GUARD_BYTE 0xEE
+#define SENTINEL 0xCD
+
+ic_op_t *matmul_op;
+
+/* inout = in x inout for 2x2 matrices of int64 (row-major a b c d). */
+static void matmul(const void *in, void *inout, size_t count, ic_datatype_t dtype)
+{
+    (void)dtype;
+    const int64_t *x = in;
+    int64_t *y = inout;
+    for (size_t i = 0; i + 3 < count; i += 4) {
+        uint64_t a = (uint64_t)x[i], b = (uint64_t)x[i + 1], c = (uint64_t)x[i + 2],
+                 d = (uint64_t)x[i + 3];
+        uint64_t e = (uint64_t)y[i], f = (uint64_t)y[i + 1], g = (uint64_t)y[i + 2],
+                 h = (uint64_t)y[i + 3];
+        y[i] = (int64_t)(a * e + b * g);
+        y[i + 1] = (int64_t)(a * f + b * h);
+        y[i + 2] = (int64_t)(c * e + d * g);
+        y[i + 3] = (int64_t)(c * f + d * h);
+    }
+}
+
+void harness_init(void)
+{
+    if (!matmul_op && ic_op_create(matmul, 0, &matmul_op) != IC_OK) {
+        fprintf(stderr, "cannot create the matrix op\n");
+        exit(2);
+    }
+}
+
+bool coll_reduces(ic_coll_t c)
+{
+    return c == IC_COLL_REDUCE || c == IC_COLL_ALLREDUCE || c == IC_COLL_REDUCE_SCATTER_BLOCK ||
+           c == IC_COLL_REDUCE_SCATTER || c == IC_COLL_SCAN || c == IC_COLL_EXSCAN;
+}
+
+bool coll_rooted(ic_coll_t c)
+{
+    return c == IC_COLL_BCAST || c == IC_COLL_REDUCE || c == IC_COLL_SCATTER ||
+           c == IC_COLL_SCATTERV || c == IC_COLL_GATHER || c == IC_COLL_GATHERV;
+}
+
+bool coll_v(ic_coll_t c)
+{
+    return c == IC_COLL_SCATTERV || c == IC_COLL_GATHERV || c == IC_COLL_ALLGATHERV ||
+           c == IC_COLL_REDUCE_SCATTER || c == IC_COLL_ALLTOALLV;
+}
+
+bool coll_in_place_ok(ic_coll_t c) { return c != IC_COLL_BCAST && c != IC_COLL_BARRIER; }
+
+/* ---- data ------------------------------------------------------------------ */
+
+static uint32_t mix(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u ^ (c + 0x165667B1u) * 0xC2B2AE3Du;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return h;
+}
+
+static bool is_unsigned(ic_datatype_t d)
+{
+    return d == IC_UINT8 || d == IC_UINT16 || d == IC_UINT32 || d == IC_UINT64;
+}
+
+static void store(ic_datatype_t d, void *p, double v)
+{
+    switch (d) {
+    case IC_INT8: *(int8_t *)p = (int8_t)v; break;
+    case IC_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+    case IC_INT16: *(int16_t *)p = (int16_t)v; break;
+    case IC_UINT16: *(uint16_t *)p = (uint16_t)v; break;
+    case IC_INT32: *(int32_t *)p = (int32_t)v; break;
+    case IC_UINT32: *(uint32_t *)p = (uint32_t)v; break;
+    case IC_INT64: *(int64_t *)p = (int64_t)v; break;
+    case IC_UINT64: *(uint64_t *)p = (uint64_t)v; break;
+    case IC_FLOAT: *(float *)p = (float)v; break;
+    case IC_DOUBLE: *(double *)p = v; break;
+    case IC_BFLOAT16: *(uint16_t *)p = ic_float_to_bf16((float)v); break;
+    case IC_FLOAT16: *(uint16_t *)p = ic_float_to_half((float)v); break;
+    default: *(uint8_t *)p = (uint8_t)v; break;
+    }
+}
+
+static double load(ic_datatype_t d, const void *p)
+{
+    switch (d) {
+    case IC_FLOAT: return *(const float *)p;
+    case IC_DOUBLE: return *(const double *)p;
+    case IC_BFLOAT16: return ic_bf16_to_float(*(const uint16_t *)p);
+    case IC_FLOAT16: return ic_half_to_float(*(const uint16_t *)p);
+    default: return 0;
+    }
+}
+
+/* Element i of rank r's input: values whose reduction is exact in every
+ * order (small integers, +-1 and +-2 for products), raw bits otherwise. */
+static void gen(const tcase_t *c, int r, size_t i, void *p)
+{
+    uint32_t h = mix(c->seed, (uint32_t)r, (uint32_t)i);
+    size_t es = ic_datatype_size(c->dtype);
+    ic_op_kind_t k = c->op ? c->op->kind : IC_OP_KIND_COUNT;
+    bool fl = ic_dtype_is_float(c->dtype), un = is_unsigned(c->dtype);
+    double v;
+    if (c->random_floats && fl) {
+        store(c->dtype, p, (double)(h % 2000001u) / 1000000.0 - 1.0);
+        return;
+    }
+    if (c->op == matmul_op && matmul_op) {
+        store(c->dtype, p, (double)(h % 5) - 2);
+        return;
+    }
+    switch (k) {
+    case IC_OP_SUM:
+        v = c->dtype == IC_BFLOAT16 ? (double)(h % 3) - 1 : un ? h % 8 : (double)(h % 9) - 4;
+        break;
+    case IC_OP_PROD:
+        if (fl)
+            v = ((h & 1) ? -1.0 : 1.0) * ((r % 16 == 0 && (h & 2)) ? 2.0 : 1.0);
+        else
+            v = un ? h % 7 : (double)(h % 7) - 3;
+        break;
+    case IC_OP_MIN:
+    case IC_OP_MAX:
+        v = un ? h % 200 : (double)(h % 201) - 100;
+        break;
+    case IC_OP_LAND:
+    case IC_OP_LOR:
+    case IC_OP_LXOR:
+        v = (h % 16 == 0) ? 0 : 1 + h % 2;
+        break;
+    default: /* bitwise ops and pure data movement: raw bits */
+        for (size_t b = 0; b < es; b++)
+            ((uint8_t *)p)[b] = (uint8_t)(mix(h, (uint32_t)b, 7u) >> 3);
+        return;
+    }
+    store(c->dtype, p, v);
+}
+
+static void gen_block(const tcase_t *c, int r, size_t first, size_t n, uint8_t *out)
+{
+    size_t es = ic_datatype_size(c->dtype);
+    for (size_t i = 0; i < n; i++)
+        gen(c, r, first + i, out + i * es);
+}
+
+/* ---- counts ---------------------------------------------------------------- */
+
+static void make_counts(const tcase_t *c, int salt, size_t *cnt)
+{
+    int p = c->p;
+    int one = (int)(mix(c->seed, 99u, (uint32_t)salt) % (uint32_t)p);
+    for (int i = 0; i < p; i++) {
+        uint32_t h = mix(c->seed, (uint32_t)i, 1000u + (uint32_t)salt);
+        switch (c->vcounts) {
+        case V_EVEN: cnt[i] = c->count; break;
+        case V_RANDOM: cnt[i] = h % (2 * c->count + 1); break;
+        case V_ZEROS: cnt[i] = (i % 3 == 0) ? 0 : h % (2 * c->count + 1); break;
+        case V_ONE: cnt[i] = i == one ? c->count * (size_t)p : 0; break;
+        }
+    }
+}
+
+static void make_displs(const tcase_t *c, const size_t *cnt, size_t *dsp, size_t **out)
+{
+    int p = c->p;
+    size_t o = 0;
+    if (c->vlayout == L_PACKED) {
+        *out = NULL;
+        return;
+    }
+    for (int k = 0; k < p; k++) {
+        int i = c->vlayout == L_REVERSED ? p - 1 - k : k;
+        dsp[i] = o;
+        o += cnt[i] + (c->vlayout == L_GAPS ? 1 + (size_t)(i % 3) : 0);
+    }
+    *out = dsp;
+}
+
+static size_t disp_of(const size_t *cnt, const size_t *dsp, int i)
+{
+    if (dsp)
+        return dsp[i];
+    size_t o = 0;
+    for (int k = 0; k < i; k++)
+        o += cnt[k];
+    return o;
+}
+
+/* ---- one case ------------------------------------------------------------------ */
+
+typedef struct rank_state {
+    uint8_t *sraw, *rraw;  /* allocations with guards */
+    size_t sbytes, rbytes; /* declared buffer sizes */
+    uint8_t *expect;       /* expected receive buffer */
+    void *sendp, *recvp;
+} rank_state_t;
+
+typedef struct setup {
+    const tcase_t *c;
+    int p;
+    size_t es;
+    size_t *counts, *dstore, *displs;
+    size_t *sc, *sd, *rc, *rd; /* alltoallv, p x p */
+    ic_coll_args_t *args;
+    rank_state_t *rs;
+} setup_t;
+
+static void fold_into(const tcase_t *c, uint8_t *acc, const uint8_t *x, size_t n, uint8_t *tmp)
+{
+    /* acc = acc (op) x, with the library's kernel applied serially. */
+    size_t es = ic_datatype_size(c->dtype);
+    memcpy(tmp, x, n * es);
+    ic_reduce_apply(c->op, c->dtype, acc, tmp, n);
+    memcpy(acc, tmp, n * es);
+}
+
+/* Rank r's input vector (n elements, element indices from 0). */
+static uint8_t *input_of(const setup_t *s, int r, size_t n)
+{
+    uint8_t *v = malloc(n * s->es + 1);
+    if (v)
+        gen_block(s->c, r, 0, n, v);
+    return v;
+}
+
+static size_t sum(const size_t *v, int n)
+{
+    size_t t = 0;
+    for (int i = 0; i < n; i++)
+        t += v[i];
+    return t;
+}
+
+static int alloc_buffers(setup_t *s)
+{
+    for (int r = 0; r < s->p; r++) {
+        rank_state_t *x = &s->rs[r];
+        ic_args_buffer_bytes(&s->args[r], r, s->p, &x->sbytes, &x->rbytes);
+        x->sraw = malloc(x->sbytes + 2 * GUARD);
+        x->rraw = malloc(x->rbytes + 2 * GUARD);
+        x->expect = malloc(x->rbytes + 1);
+        if (!x->sraw || !x->rraw || !x->expect)
+            return -1;
+        memset(x->sraw, GUARD_BYTE, x->sbytes + 2 * GUARD);
+        memset(x->rraw, GUARD_BYTE, x->rbytes + 2 * GUARD);
+        memset(x->rraw + GUARD, SENTINEL, x->rbytes);
+        x->sendp = x->sraw + GUARD;
+        x->recvp = x->rraw + GUARD;
+    }
+    return 0;
+}
+
+/* Fills inputs (in the send buffer, or in the receive buffer for in
+ * place) and computes every expected receive buffer. */
+static int prepare(setup_t *s)
+{
+    const tcase_t *c = s->c;
+    int p = s->p;
+    size_t es = s->es, n = c->count;
+    ic_coll_t k = c->coll;
+    int ok = 0;
+    uint8_t *fold = NULL, *tmp = NULL;
+    size_t vec = k == IC_COLL_REDUCE_SCATTER ? sum(s->counts, p)
+               : k == IC_COLL_REDUCE_SCATTER_BLOCK ? n * (size_t)p : n;
+    if (coll_reduces(k)) {
+        fold = malloc(vec * es + 1);
+        tmp = malloc(vec * es + 1);
+        if (!fold || !tmp)
+            goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        rank_state_t *x = &s->rs[r];
+        bool ip = s->args[r].in_place;
+        uint8_t *dst = ip ? x->recvp : x->sendp;
+        switch (k) {
+        case IC_COLL_BCAST:
+            if (r == c->root)
+                gen_block(c, r, 0, n, x->recvp);
+            break;
+        case IC_COLL_SCATTER:
+        case IC_COLL_SCATTERV:
+            if (r == c->root)
+                gen_block(c, r, 0, x->sbytes / es, x->sendp);
+            break;
+        case IC_COLL_GATHER:
+        case IC_COLL_GATHERV:
+        case IC_COLL_ALLGATHER:
+        case IC_COLL_ALLGATHERV: {
+            size_t m = s->counts ? s->counts[r] : n;
+            if (ip)
+                dst = (uint8_t *)x->recvp +
+                      (s->counts ? disp_of(s->counts, s->displs, r) : (size_t)r * n) * es;
+            gen_block(c, r, 0, m, dst);
+            break;
+        }
+        case IC_COLL_ALLTOALL:
+            gen_block(c, r, 0, n * (size_t)p, dst);
+            break;
+        case IC_COLL_ALLTOALLV:
+            gen_block(c, r, 0, (ip ? x->rbytes : x->sbytes) / es, dst);
+            break;
+        case IC_COLL_BARRIER:
+            break;
+        default: /* reductions */
+            gen_block(c, r, 0, vec, dst);
+            break;
+        }
+        memcpy(x->expect, x->recvp, x->rbytes);
+    }
+    /* Expected results. */
+    for (int r = 0; r < p; r++) {
+        rank_state_t *x = &s->rs[r];
+        const rank_state_t *root = &s->rs[c->root >= 0 && c->root < p ? c->root : 0];
+        switch (k) {
+        case IC_COLL_BCAST:
+            memcpy(x->expect, root->recvp, n * es);
+            break;
+        case IC_COLL_SCATTER:
+            if (x->rbytes)
+                memcpy(x->expect, (uint8_t *)root->sendp + (size_t)r * n * es, n * es);
+            break;
+        case IC_COLL_SCATTERV:
+            if (x->rbytes)
+                memcpy(x->expect, (uint8_t *)root->sendp + disp_of(s->counts, s->displs, r) * es,
+                       s->counts[r] * es);
+            break;
+        case IC_COLL_GATHER:
+        case IC_COLL_GATHERV:
+        case IC_COLL_ALLGATHER:
+        case IC_COLL_ALLGATHERV:
+            if (x->rbytes == 0)
+                break;
+            for (int i = 0; i < p; i++) {
+                size_t m = s->counts ? s->counts[i] : n;
+                size_t d = s->counts ? disp_of(s->counts, s->displs, i) : (size_t)i * n;
+                uint8_t *blk = malloc(m * es + 1);
+                if (!blk)
+                    goto out;
+                gen_block(c, i, 0, m, blk);
+                memcpy(x->expect + d * es, blk, m * es);
+                free(blk);
+            }
+            break;
+        case IC_COLL_ALLTOALL:
+            for (int j = 0; j < p; j++) {
+                uint8_t *blk = malloc(n * es + 1);
+                if (!blk)
+                    goto out;
+                gen_block(c, j, (size_t)r * n, n, blk);
+                memcpy(x->expect + (size_t)j * n * es, blk, n * es);
+                free(blk);
+            }
+            break;
+        case IC_COLL_ALLTOALLV:
+            for (int j = 0; j < p; j++) {
+                /* Block r of rank j's send layout lands at rd[r][j]. */
+                size_t m = s->rc[(size_t)r * p + j];
+                size_t from = s->sd[(size_t)j * p + r];
+                uint8_t *blk = malloc(m * es + 1);
+                if (!blk)
+                    goto out;
+                gen_block(c, j, from, m, blk);
+                memcpy(x->expect + s->rd[(size_t)r * p + j] * es, blk, m * es);
+                free(blk);
+            }
+            break;
+        case IC_COLL_BARRIER:
+            break;
+        default:
+            break; /* reductions: below, one serial fold for all ranks */
+        }
+    }
+    if (coll_reduces(k)) {
+        /* fold = x_0 (op) ... (op) x_i, grown one rank at a time: scan
+         * takes it after rank i, exscan after rank i-1, the others at the
+         * end. */
+        for (int i = 0; i < p; i++) {
+            uint8_t *in = input_of(s, i, vec);
+            if (!in)
+                goto out;
+            if (i == 0)
+                memcpy(fold, in, vec * es);
+            else
+                fold_into(c, fold, in, vec, tmp);
+            free(in);
+            int who = k == IC_COLL_SCAN ? i : k == IC_COLL_EXSCAN ? i + 1 : -1;
+            if (who >= 0 && who < p)
+                memcpy(s->rs[who].expect, fold, vec * es);
+        }
+        for (int r = 0; r < p && k != IC_COLL_SCAN && k != IC_COLL_EXSCAN; r++) {
+            rank_state_t *x = &s->rs[r];
+            if (x->rbytes == 0)
+                continue;
+            if (k == IC_COLL_REDUCE_SCATTER_BLOCK)
+                memcpy(x->expect, fold + (size_t)r * n * es, n * es);
+            else if (k == IC_COLL_REDUCE_SCATTER)
+                memcpy(x->expect, fold + disp_of(s->counts, NULL, r) * es, s->counts[r] * es);
+            else
+                memcpy(x->expect, fold, vec * es);
+        }
+    }
+    ok = 1;
+out:
+    free(fold);
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+static bool close_enough(const tcase_t *c, const uint8_t *got, const uint8_t *want, size_t bytes)
+{
+    if (!c->random_floats || !ic_dtype_is_float(c->dtype))
+        return memcmp(got, want, bytes) == 0;
+    size_t es = ic_datatype_size(c->dtype);
+    double eps = c->dtype == IC_DOUBLE ? 1e-15 : c->dtype == IC_FLOAT ? 1e-6 : 1e-2;
+    double tol = 4.0 * c->p * c->p * eps; /* |sum| of p terms in [-1, 1] */
+    for (size_t i = 0; i < bytes / es; i++) {
+        double g = load(c->dtype, got + i * es), w = load(c->dtype, want + i * es);
+        if (fabs(g - w) > tol)
+            return false;
+    }
+    return true;
+}
+
+static int verify(const setup_t *s, char *msg, size_t len)
+{
+    for (int r = 0; r < s->p; r++) {
+        const rank_state_t *x = &s->rs[r];
+        for (size_t g = 0; g < GUARD; g++) {
+            if (x->rraw[g] != GUARD_BYTE || x->rraw[GUARD + x->rbytes + g] != GUARD_BYTE ||
+                x->sraw[g] != GUARD_BYTE || x->sraw[GUARD + x->sbytes + g] != GUARD_BYTE) {
+                snprintf(msg, len, "rank %d: a guard byte around a buffer was overwritten", r);
+                return 1;
+            }
+        }
+        if (!close_enough(s->c, x->recvp, x->expect, x->rbytes)) {
+            size_t b = 0;
+            while (b < x->rbytes && ((uint8_t *)x->recvp)[b] == x->expect[b])
+                b++;
+            snprintf(msg, len, "rank %d: receive buffer differs from the reference at byte %zu "
+                     "of %zu (got %02x, want %02x)", r, b, x->rbytes,
+                     b < x->rbytes ? ((uint8_t *)x->recvp)[b] : 0,
+                     b < x->rbytes ? x->expect[b] : 0);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void release(setup_t *s)
+{
+    for (int r = 0; s->rs && r < s->p; r++) {
+        free(s->rs[r].sraw);
+        free(s->rs[r].rraw);
+        free(s->rs[r].expect);
+    }
+    free(s->rs);
+    free(s->args);
+    free(s->counts);
+    free(s->dstore);
+    free(s->sc);
+    free(s->sd);
+    free(s->rc);
+    free(s->rd);
+}
+
+/* Builds the per-rank arguments of the case. */
+static int setup(setup_t *s, const tcase_t *c)
+{
+    memset(s, 0, sizeof(*s));
+    s->c = c;
+    s->p = c->p;
+    s->es = ic_datatype_size(c->dtype);
+    int p = c->p;
+    s->args = calloc((size_t)p, sizeof(ic_coll_args_t));
+    s->rs = calloc((size_t)p, sizeof(rank_state_t));
+    if (!s->args || !s->rs)
+        return -1;
+    if (coll_v(c->coll) && c->coll != IC_COLL_ALLTOALLV) {
+        s->counts = malloc(sizeof(size_t) * (size_t)p);
+        s->dstore = malloc(sizeof(size_t) * (size_t)p);
+        if (!s->counts || !s->dstore)
+            return -1;
+        make_counts(c, 0, s->counts);
+        if (c->coll != IC_COLL_REDUCE_SCATTER)
+            make_displs(c, s->counts, s->dstore, &s->displs);
+    }
+    if (c->coll == IC_COLL_ALLTOALLV) {
+        size_t pp = (size_t)p * (size_t)p;
+        s->sc = malloc(sizeof(size_t) * pp);
+        s->sd = malloc(sizeof(size_t) * pp);
+        s->rc = malloc(sizeof(size_t) * pp);
+        s->rd = malloc(sizeof(size_t) * pp);
+        if (!s->sc || !s->sd || !s->rc || !s->rd)
+            return -1;
+        tcase_t row = *c;
+        for (int i = 0; i < p; i++) { /* sc[i][j]: i sends to j */
+            row.seed = c->seed * 31u + (uint32_t)i;
+            make_counts(&row, i, s->sc + (size_t)i * p);
+        }
+        if (c->in_place) /* in place needs sc[i][j] == sc[j][i] */
+            for (int i = 0; i < p; i++)
+                for (int j = 0; j < i; j++)
+                    s->sc[(size_t)i * p + j] = s->sc[(size_t)j * p + i];
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                s->rc[(size_t)j * p + i] = s->sc[(size_t)i * p + j];
+        for (int i = 0; i < p; i++) {
+            size_t *dd;
+            make_displs(c, s->sc + (size_t)i * p, s->sd + (size_t)i * p, &dd);
+            if (!dd)
+                ic_prefix_offsets(s->sc + (size_t)i * p, p, s->sd + (size_t)i * p);
+            make_displs(c, s->rc + (size_t)i * p, s->rd + (size_t)i * p, &dd);
+            if (!dd)
+                ic_prefix_offsets(s->rc + (size_t)i * p, p, s->rd + (size_t)i * p);
+        }
+    }
+    for (int r = 0; r < p; r++) {
+        ic_coll_args_t *a = &s->args[r];
+        a->coll = c->coll;
+        a->dtype = c->dtype;
+        a->op = coll_reduces(c->coll) ? c->op : NULL;
+        a->root = c->root;
+        a->count = c->count;
+        a->counts = s->counts;
+        a->displs = s->displs;
+        a->in_place = c->in_place && (!coll_rooted(c->coll) || r == c->root);
+        if (c->coll == IC_COLL_ALLTOALLV) {
+            a->scounts = s->sc + (size_t)r * p;
+            a->sdispls = s->sd + (size_t)r * p;
+            a->rcounts = s->rc + (size_t)r * p;
+            a->rdispls = s->rd + (size_t)r * p;
+        }
+        a->model = (ic_model_t){1e-6, 1e-9, 5e-10, 2e-10};
+    }
+    return alloc_buffers(s);
+}
+
+static ic_sim_job_t job_of(setup_t *s, void **sp, void **rp, size_t *sb, size_t *rb)
+{
+    for (int r = 0; r < s->p; r++) {
+        sp[r] = s->rs[r].sendp;
+        rp[r] = s->rs[r].recvp;
+        sb[r] = s->rs[r].sbytes;
+        rb[r] = s->rs[r].rbytes;
+    }
+    ic_sim_job_t j = {0};
+    j.size = s->p;
+    j.world = s->c->world;
+    j.args = s->args;
+    j.algo = s->c->algo;
+    j.sendbuf = sp;
+    j.recvbuf = rp;
+    j.sendbytes = sb;
+    j.recvbytes = rb;
+    return j;
+}
+
+static int run_jobs(const tcase_t *const *cs, int n, int world, char *msg, size_t len,
+                    const char **chosen)
+{
+    setup_t s[2];
+    void *bufs[2][4] = {{0}};
+    ic_sim_job_t jobs[2];
+    int fail = 1, made = 0;
+    msg[0] = '\0';
+    for (int i = 0; i < n; i++, made++) {
+        if (setup(&s[i], cs[i]) || prepare(&s[i])) {
+            snprintf(msg, len, "test set-up failed (out of memory?)");
+            made++;
+            goto out;
+        }
+        size_t p = (size_t)cs[i]->p;
+        for (int b = 0; b < 4; b++)
+            bufs[i][b] = calloc(p, sizeof(void *) > sizeof(size_t) ? sizeof(void *) : sizeof(size_t));
+        jobs[i] = job_of(&s[i], bufs[i][0], bufs[i][1], bufs[i][2], bufs[i][3]);
+    }
+    ic_sim_result_t res = {0};
+    ic_model_t m = {1e-6, 1e-9, 5e-10, 2e-10};
+    ic_status_t st = ic_sim_run(world, &m, jobs, n, true, &res);
+    if (st != IC_OK) {
+        snprintf(msg, len, "ic_sim_run: %s: %s", ic_status_string(st), ic_last_error());
+        goto out;
+    }
+    if (chosen)
+        *chosen = jobs[0].chosen;
+    fail = 0;
+    for (int i = 0; i < n && !fail; i++)
+        fail = verify(&s[i], msg, len);
+out:
+    for (int i = 0; i < made && i < n; i++) {
+        release(&s[i]);
+        for (int b = 0; b < 4; b++)
+            free(bufs[i][b]);
+    }
+    return fail;
+}
+
+int run_case(const tcase_t *c, char *msg, size_t len, const char **chosen)
+{
+    const tcase_t *cs[1] = {c};
+    return run_jobs(cs, 1, c->world_size ? c->world_size : c->p, msg, len, chosen);
+}
+
+int run_pair(const tcase_t *a, const tcase_t *b, int world_size, char *msg, size_t len)
+{
+    const tcase_t *cs[2] = {a, b};
+    return run_jobs(cs, 2, world_size, msg, len, NULL);
+}
+
+void describe(const tcase_t *c, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s p=%d root=%d count=%zu %s %s%s v=%d l=%d seed=%u%s",
+             ic_coll_name(c->coll), c->algo ? c->algo : "auto", c->p, c->root, c->count,
+             ic_datatype_name(c->dtype),
+             c->op ? (c->op->kind == IC_OP_USER ? "user" : ic_op_kind_name(c->op->kind)) : "-",
+             c->in_place ? " in-place" : "", (int)c->vcounts, (int)c->vlayout, c->seed,
+             c->world ? " subcomm" : "");
+}
+
+void check_case(tally_t *t, const tcase_t *c)
+{
+    char msg[512], d[256];
+    if (run_case(c, msg, sizeof msg, NULL) == 0) {
+        t->passed++;
+        return;
+    }
+    if (t->failed++ < 20) {
+        describe(c, d, sizeof d);
+        printf("FAIL %s: %s\n", d, msg);
+    }
+}
+
+int finish(const tally_t *t, const char *name)
+{
+    printf("%s: %ld passed, %ld failed\n", name, t->passed, t->failed);
+    return t->failed ? 1 : 0;
+}

@@ -1,0 +1,78 @@
+/*
+ * harness.h — runs one collective call of p ranks in the in-process engine
+ * on generated data and compares every rank's receive buffer, byte for
+ * byte, with a serial reference (and checks guard bytes around every
+ * buffer, so a write outside the caller's buffers is caught).
+ */
+#ifndef IC_TEST_HARNESS_H
+#define IC_TEST_HARNESS_H
+
+#include "algo/coll_args.h"
+#include "intercom.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Shapes of the v-counts. */
+typedef enum vcounts {
+    V_EVEN,    /* every rank count */
+    V_RANDOM,  /* random in [0, 2*count] */
+    V_ZEROS,   /* random, every third rank 0 */
+    V_ONE      /* one rank (seed-chosen) gets count*p, the others 0 */
+} vcounts_t;
+
+/* Layout of the displacements of the v-forms. */
+typedef enum vlayout {
+    L_PACKED,  /* displs == NULL */
+    L_GAPS,    /* in order with gaps between blocks */
+    L_REVERSED /* blocks in reverse rank order */
+} vlayout_t;
+
+typedef struct tcase {
+    ic_coll_t coll;
+    const char *algo;       /* NULL: the selector */
+    int p;
+    int root;
+    size_t count;
+    ic_datatype_t dtype;
+    const ic_op_t *op;      /* reductions */
+    bool in_place;
+    vcounts_t vcounts;
+    vlayout_t vlayout;
+    unsigned seed;
+    int world_size;         /* 0: p */
+    const int *world;       /* member i on node world[i]; NULL: identity */
+    bool random_floats;     /* random reals, compared with a tolerance */
+} tcase_t;
+
+/* Runs the case; returns 0 when every check passed, else 1 with a message
+ * in msg.  *chosen (optional) gets the algorithm that ran. */
+int run_case(const tcase_t *c, char *msg, size_t len, const char **chosen);
+
+/* Runs two cases at once on one world (two communicators in flight). */
+int run_pair(const tcase_t *a, const tcase_t *b, int world_size, char *msg, size_t len);
+
+/* Counting and reporting for test mains. */
+typedef struct tally {
+    long passed, failed;
+} tally_t;
+
+/* Describes a case in one line (for failure reports). */
+void describe(const tcase_t *c, char *out, size_t len);
+/* Runs a case, counts it, prints failures (at most 20). */
+void check_case(tally_t *t, const tcase_t *c);
+/* Prints "N passed, M failed" and returns the exit status. */
+int finish(const tally_t *t, const char *name);
+
+/* Whether the collective takes a reduction op / a root / v-counts. */
+bool coll_reduces(ic_coll_t c);
+bool coll_rooted(ic_coll_t c);
+bool coll_v(ic_coll_t c);
+bool coll_in_place_ok(ic_coll_t c);
+
+/* The 2x2 integer-matrix product, non-commutative (int64 elements, count a
+ * multiple of 4). */
+extern ic_op_t *matmul_op;
+void harness_init(void);
+
+#endif
