@@ -57,7 +57,7 @@ static double c_bcast_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 static double c_bcast_sag(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = piece_lens(a, p);
-    double *ready = malloc(sizeof(double) * (size_t)p);
+    double *ready = calloc((size_t)p, sizeof(double));
     double t = -1;
     if (len && ready) {
         ic_cost_mst_scatter(NULL, p, a->root, len, m, ready);
@@ -76,11 +76,11 @@ static double c_reduce_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 static double c_reduce_rsg(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = piece_lens(a, p);
-    double *done = malloc(sizeof(double) * (size_t)p);
+    double *done = malloc(sizeof(double) * (size_t)p * 2);
     double t = -1;
     if (len && done) {
-        ic_cost_ring_reduce_scatter(p, len, m, done);
-        t = ic_cost_mst_gather(NULL, p, a->root, len, done, m);
+        ic_cost_ring_reduce_scatter(p, len, m, done, done + p);
+        t = ic_cost_mst_gather(NULL, p, a->root, len, done, done + p, m);
     }
     free(len);
     free(done);
@@ -99,7 +99,7 @@ static double c_allreduce_rsag(const ic_coll_args_t *a, int p, const ic_model_t 
     double *done = malloc(sizeof(double) * (size_t)p);
     double t = -1;
     if (len && done) {
-        ic_cost_ring_reduce_scatter(p, len, m, done);
+        ic_cost_ring_reduce_scatter(p, len, m, done, NULL);
         t = ic_cost_ring_allgather(p, len, done, m, NULL);
     }
     free(len);
@@ -124,7 +124,7 @@ static double gather_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, b
     if (!len)
         return -1;
     ic_split_t sp = {IC_SPLIT_DATA, len, m->beta > 0 ? m->alpha / m->beta : 0};
-    double t = ic_cost_mst_gather(data ? &sp : NULL, p, a->root, len, NULL, m);
+    double t = ic_cost_mst_gather(data ? &sp : NULL, p, a->root, len, NULL, NULL, m);
     free(len);
     return t;
 }
@@ -162,7 +162,7 @@ static double c_allgather_gb(const ic_coll_args_t *a, int p, const ic_model_t *m
     size_t total = 0;
     for (int i = 0; i < p; i++)
         total += len[i];
-    double t = ic_cost_mst_gather(NULL, p, 0, len, NULL, m) + ic_cost_mst_bcast(p, total, m);
+    double t = ic_cost_mst_gather(NULL, p, 0, len, NULL, NULL, m) + ic_cost_mst_bcast(p, total, m);
     free(len);
     return t;
 }
@@ -170,7 +170,7 @@ static double c_allgather_gb(const ic_coll_args_t *a, int p, const ic_model_t *m
 static double c_rs_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = block_lens(a, p);
-    double t = len ? ic_cost_ring_reduce_scatter(p, len, m, NULL) : -1;
+    double t = len ? ic_cost_ring_reduce_scatter(p, len, m, NULL, NULL) : -1;
     free(len);
     return t;
 }

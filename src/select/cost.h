@@ -27,17 +27,19 @@ double ic_cost_mst_scatter(const ic_split_t *sp, int n, int root, const size_t *
                            const ic_model_t *m, double *arrive);
 
 /* MST gather with len[i] bytes from member i; ready (optional) gives the
- * time member i's block is available (NULL: all at 0). */
+ * time member i's block is available and its send port free, rfree
+ * (optional) the time its receive port is free (NULL: all at 0). */
 double ic_cost_mst_gather(const ic_split_t *sp, int n, int root, const size_t *len,
-                          const double *ready, const ic_model_t *m);
+                          const double *ready, const double *rfree, const ic_model_t *m);
 
 /* Ring allgather / reduce-scatter with block lengths len, member i starting
- * at ready[i] (NULL: 0).  done (optional) receives member i's finish time.
- * Returns the completion time. */
+ * at ready[i] (NULL: 0).  done (optional) receives the time member i has
+ * its result and a free send port, rfree (optional) the time its receive
+ * port is free.  Returns the completion time. */
 double ic_cost_ring_allgather(int n, const size_t *len, const double *ready,
                               const ic_model_t *m, double *done);
 double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m,
-                                   double *done);
+                                   double *done, double *rfree);
 
 /* Pairwise all-to-all: (n-1) steps, each as long as its largest message. */
 double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m);

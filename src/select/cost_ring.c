@@ -51,12 +51,19 @@ out:
     return end;
 }
 
-double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m, double *done)
+double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m, double *done,
+                                   double *rfree)
 {
     double *ready = calloc((size_t)n, sizeof(double)); /* partial to send ready */
     double *sfree = calloc((size_t)n, sizeof(double)); /* end of last send */
     double *send_end = calloc((size_t)n, sizeof(double));
     double end = 0;
+    for (int i = 0; i < n; i++) {
+        if (rfree)
+            rfree[i] = 0;
+        if (done)
+            done[i] = 0;
+    }
     if (!ready || !sfree || !send_end) {
         end = -1;
         goto out;
@@ -80,12 +87,17 @@ double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m
             if (send_end[left] < 0)
                 continue;
             /* Reduce (the last one into out) after the arrival. */
+            if (rfree)
+                rfree[i] = send_end[left];
             ready[i] = send_end[left] + (double)len[rb] * m->gamma;
             end = dmax(end, ready[i]);
             if (done)
                 done[i] = ready[i];
         }
     }
+    /* Ready for a next phase: result reduced and the send port free. */
+    for (int i = 0; done && i < n; i++)
+        done[i] = dmax(done[i], sfree[i]);
 out:
     free(ready);
     free(sfree);

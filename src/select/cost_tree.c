@@ -68,8 +68,6 @@ static double scatter_from(const ic_split_t *sp, int n, int root, int node, doub
     int k = children(sp, n, root, node, e);
     ic_mst_edge_t *mine = e;
     double done = t;
-    if (arrive)
-        arrive[node] = t;
     for (int i = 0; i < k; i++) {
         double bytes = range_bytes(len, mine[i].lo, mine[i].hi);
         if (bytes == 0)
@@ -78,6 +76,8 @@ static double scatter_from(const ic_split_t *sp, int n, int root, int node, doub
         double sub = scatter_from(sp, n, root, mine[i].child, t, len, m, arrive, e + k);
         done = dmax(done, sub);
     }
+    if (arrive) /* holds its block and its send port is free */
+        arrive[node] = t;
     return done;
 }
 
@@ -94,8 +94,8 @@ double ic_cost_mst_scatter(const ic_split_t *sp, int n, int root, const size_t *
 }
 
 static double gather_ready(const ic_split_t *sp, int n, int root, int node,
-                           const size_t *len, const double *ready, const ic_model_t *m,
-                           ic_mst_edge_t *e)
+                           const size_t *len, const double *ready, const double *rfree,
+                           const ic_model_t *m, ic_mst_edge_t *e)
 {
     int k = children(sp, n, root, node, e);
     double own = ready ? ready[node] : 0;
@@ -111,12 +111,12 @@ static double gather_ready(const ic_split_t *sp, int n, int root, int node,
         double b = range_bytes(len, e[i].lo, e[i].hi);
         if (b == 0)
             continue;
-        rt[c] = gather_ready(sp, n, root, e[i].child, len, ready, m, e + k);
+        rt[c] = gather_ready(sp, n, root, e[i].child, len, ready, rfree, m, e + k);
         bytes[c++] = b;
     }
     /* The member's receive port serves ready children in order of
      * readiness (stable: equal times in plan order, bottom-up). */
-    double port = 0, done = own;
+    double port = rfree ? rfree[node] : 0, done = own;
     for (int served = 0; served < c; served++) {
         int best = -1;
         for (int i = c - 1; i >= 0; i--)
@@ -132,12 +132,12 @@ static double gather_ready(const ic_split_t *sp, int n, int root, int node,
 }
 
 double ic_cost_mst_gather(const ic_split_t *sp, int n, int root, const size_t *len,
-                          const double *ready, const ic_model_t *m)
+                          const double *ready, const double *rfree, const ic_model_t *m)
 {
     ic_mst_edge_t *e = malloc(sizeof(*e) * (size_t)n * (size_t)(n + 1));
     if (!e)
         return -1;
-    double t = gather_ready(sp, n, root, root, len, ready, m, e);
+    double t = gather_ready(sp, n, root, root, len, ready, rfree, m, e);
     free(e);
     return t;
 }
