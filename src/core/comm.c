@@ -49,7 +49,7 @@ ic_status_t ic_init(ic_comm_t **world)
     if (!world)
         return ic_set_error(IC_ERR_ARG, "ic_init: world is NULL");
     int zero = 0;
-    ic_comm_t *c;
+    ic_comm_t *c = NULL;
     ic_status_t st = comm_new(1, 0, &zero, 1, NULL, &c);
     if (st != IC_OK)
         return st;

@@ -89,6 +89,8 @@ static void step_accesses(const ic_step_t *s, ic_access_t r[2], int *nr,
                           ic_access_t w[2], int *nw)
 {
     *nr = *nw = 0;
+    memset(r, 0, 2 * sizeof(*r));
+    memset(w, 0, 2 * sizeof(*w));
     if (s->bytes == 0)
         return;
     switch ((ic_step_kind_t)s->kind) {

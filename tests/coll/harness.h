@@ -49,6 +49,10 @@ typedef struct tcase {
  * in msg.  *chosen (optional) gets the algorithm that ran. */
 int run_case(const tcase_t *c, char *msg, size_t len, const char **chosen);
 
+/* Totals of the last run_case (simulated time, messages, bytes). */
+extern double harness_last_time;
+extern size_t harness_last_msgs, harness_last_bytes;
+
 /* Runs two cases at once on one world (two communicators in flight). */
 int run_pair(const tcase_t *a, const tcase_t *b, int world_size, char *msg, size_t len);
 
