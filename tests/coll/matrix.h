@@ -65,13 +65,17 @@ static inline double matrix_bytes(ic_coll_t c, int p, size_t count, size_t es)
 
 /* Runs every catalog entry of coll through the matrix: every p, every
  * root (sampled above 17), every count, the two given types; v-forms
- * cycle through the v-count shapes and displacement layouts. */
+ * cycle through the v-count shapes and displacement layouts.  With
+ * IC_TEST_EXHAUSTIVE=1 in the environment every datatype is run. */
 static inline void matrix_run(tally_t *t, ic_coll_t coll, ic_datatype_t t1, ic_datatype_t t2,
                               const ic_op_t *op, double max_bytes)
 {
     size_t ncat;
     const ic_algo_t *cat = ic_catalog(&ncat);
     unsigned seed = 1;
+    /* IC_TEST_EXHAUSTIVE=1: every datatype instead of two (slow). */
+    const char *ex = getenv("IC_TEST_EXHAUSTIVE");
+    bool exhaustive = ex && ex[0] == '1';
     for (size_t a = 0; a < ncat; a++) {
         if (cat[a].coll != coll)
             continue;
@@ -82,22 +86,24 @@ static inline void matrix_run(tally_t *t, ic_coll_t coll, ic_datatype_t t1, ic_d
             int nc = matrix_counts(p, counts);
             for (int ri = 0; ri < nr; ri++)
                 for (int ci = 0; ci < nc; ci++)
-                    for (int ti = 0; ti < 2; ti++) {
+                    for (int ti = 0; ti < (exhaustive ? IC_DATATYPE_COUNT : 2); ti++) {
                         tcase_t c = {0};
                         c.coll = coll;
                         c.algo = cat[a].name;
                         c.p = p;
                         c.root = roots[ri];
                         c.count = counts[ci];
-                        c.dtype = ti ? t2 : t1;
+                        c.dtype = exhaustive ? (ic_datatype_t)ti : ti ? t2 : t1;
                         c.op = op;
+                        if (!ic_op_applies(op, c.dtype))
+                            c.op = IC_BOR; /* IC_BYTE */
                         c.seed = seed++;
                         c.vcounts = (vcounts_t)(c.seed % 4);
                         c.vlayout = (vlayout_t)((c.seed / 4) % 3);
                         if (matrix_bytes(coll, p, c.count, ic_datatype_size(c.dtype)) > max_bytes)
                             continue;
                         /* Large counts at large p: one type is enough. */
-                        if (ti == 1 && p >= 31 && c.count > 1000)
+                        if (ti >= 1 && p >= 31 && c.count > 1000)
                             continue;
                         check_case(t, &c);
                     }
