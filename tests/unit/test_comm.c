@@ -17,17 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-#define CHECK_AT(line, cond, ...)                                              \
-    do {                                                                       \
-        if (cond) { passed++; break; }                                         \
-        failed++;                                                              \
-        printf("FAIL %s:%d: ", __FILE__, line);                                \
-        printf(__VA_ARGS__);                                                   \
-        printf("\n");                                                          \
-    } while (0)
-#define CHECK(cond, ...) CHECK_AT(__LINE__, cond, __VA_ARGS__)
+#include "check.h"
 
 static int has(const char *s, const char *sub) { return s && strstr(s, sub) != NULL; }
 

@@ -17,27 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
+#include "check.h"
 
-/* Counts one check; on failure prints where and the printf-style message. */
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) { passed++; break; }                                         \
-        failed++;                                                              \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \
-        printf(__VA_ARGS__);                                                   \
-        printf("\n");                                                          \
-    } while (0)
-
-/* Deterministic pseudo-random numbers (xorshift64*). */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
 
 static float f32_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }

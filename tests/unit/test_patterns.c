@@ -15,25 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) { passed++; break; }                                         \
-        failed++;                                                              \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \
-        printf(__VA_ARGS__);                                                   \
-        printf("\n");                                                          \
-    } while (0)
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
 
 #define MAXN 130
 

@@ -11,16 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) { passed++; break; }                                         \
-        failed++;                                                              \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \
-        printf(__VA_ARGS__);                                                   \
-        printf("\n");                                                          \
-    } while (0)
+#include "check.h"
 
 #define SEND IC_BUF_SEND
 #define RECV IC_BUF_RECV
