@@ -1,0 +1,76 @@
+/*
+ * transport.h — the point-to-point interface every backend implements
+ * (shared memory today, MPI later).  One ops table: a const struct of
+ * function pointers that starts with its size and name and has no NULL
+ * slot (unsupported operations point at stubs returning
+ * IC_ERR_NOT_SUPPORTED).
+ *
+ * Messages are matched by (peer, key): the key is (communicator id,
+ * collective sequence number, step tag), unique per pair and direction
+ * while a message is in flight.  Messages between one pair may be matched
+ * in any order (a receive for key K takes the message with key K,
+ * whatever arrived before it); the transport buffers what arrives before
+ * its receive is posted.
+ *
+ * Ranks here are transport (world) ranks.  Buffers passed to isend/irecv
+ * must stay valid until the request completes.
+ */
+#ifndef IC_TRANSPORT_TRANSPORT_H
+#define IC_TRANSPORT_TRANSPORT_H
+
+#include "intercom.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ic_match_key {
+    uint64_t comm; /* communicator context id */
+    uint64_t seq;  /* collective sequence number on that communicator */
+    uint32_t tag;  /* plan step tag */
+} ic_match_key_t;
+
+/* A request: storage owned by the caller (the executor keeps one per
+ * SEND/RECV step), opaque to it.  Large enough for every backend. */
+typedef struct ic_tx_req {
+    uint64_t opaque[16];
+} ic_tx_req_t;
+
+typedef struct ic_transport ic_transport_t; /* a backend instance */
+
+typedef struct ic_transport_ops {
+    size_t size;      /* sizeof(ic_transport_ops_t), for versioning */
+    const char *name; /* "shm", "mpi", ... */
+    /* Starts sending bytes of buf to peer; *req completes when buf may be
+     * reused.  Zero-byte messages are allowed. */
+    ic_status_t (*isend)(ic_transport_t *t, int peer, ic_match_key_t key, const void *buf,
+                         size_t bytes, ic_tx_req_t *req);
+    /* Starts receiving a message of exactly bytes bytes from peer. */
+    ic_status_t (*irecv)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
+                         size_t bytes, ic_tx_req_t *req);
+    /* *done = 1 once the request has completed (then the request is
+     * finished and may be reused); drives progress as needed.  Returns an
+     * error (e.g. IC_ERR_PEER_FAILED, IC_ERR_TRANSPORT for a size
+     * mismatch) instead of completing. */
+    ic_status_t (*test)(ic_transport_t *t, ic_tx_req_t *req, int *done);
+    /* Moves pending data without blocking. */
+    ic_status_t (*progress)(ic_transport_t *t);
+    /* Blocks until something may have changed (a message arrived, a
+     * transfer advanced) or timeout_s passed: spins briefly, then yields,
+     * then sleeps, so that more processes than cores still progress. */
+    ic_status_t (*wait)(ic_transport_t *t, double timeout_s);
+    /* IC_OK if peer is alive, IC_ERR_PEER_FAILED if it died or the job
+     * was aborted. */
+    ic_status_t (*peer_alive)(ic_transport_t *t, int peer);
+    /* Marks the job as failed so that every rank's waits return
+     * IC_ERR_PEER_FAILED, and the launcher stops the job. */
+    ic_status_t (*abort)(ic_transport_t *t, int code);
+    /* Detaches and frees the instance. */
+    ic_status_t (*close)(ic_transport_t *t);
+} ic_transport_ops_t;
+
+struct ic_transport {
+    const ic_transport_ops_t *ops;
+    int rank, size;
+};
+
+#endif
