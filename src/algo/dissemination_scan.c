@@ -9,8 +9,11 @@
  * e = y (op) e (e starts as the first y).  Every combination puts the
  * lower ranks on the left, so non-commutative operations are correct.
  * Preconditions: any n >= 1, any operation.
- * Cost: ceil(log2 n) * (alpha + bytes*beta + bytes*gamma) (+ gamma*bytes
- *       per round for the exclusive form's second combination).
+ * Cost: ceil(log2 n) * (alpha + bytes*beta + bytes*gamma) for the
+ *       inclusive form with n = 2^d; the exclusive form combines twice per
+ *       round but skips the last update of x, so its exact time is the
+ *       recurrence ic_cost_scan in select/cost_ring.c (at most one extra
+ *       bytes*gamma per round).
  * Seed: 001 (scan by the standard-exchange pattern, Kumar); the ranks need
  *       not be a power of two here because partners outside 0..n-1 are
  *       simply left out.

@@ -11,9 +11,9 @@
  * n = 6, root 0 (ranges split at mid = floor((lo+hi)/2); the new root of
  * the far half is its far end):
  *
- *   level 0:  [0 1 2 | 3 4 5]     0 ------------------> 5
- *   level 1:  [0 1 | 2] [3 | 4 5] 0 --------> 2   5 -> 3
- *   level 2:  [0 | 1]   [4 | 5]   0 -> 1          5 -> 4
+ *   level 0:  [0 1 2 | 3 4 5]       0 ------------------> 5
+ *   level 1:  [0 1 | 2] [3 4 | 5]   0 --------> 2   5 -> 3
+ *   level 2:  [0 | 1]   [3 | 4]     0 -> 1          3 -> 4
  */
 #include "algo/blocks.h"
 
@@ -23,7 +23,7 @@ void ic_blk_mst_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
     ic_plan_next_phase(pl);
     if (v->me < 0 || v->n <= 1 || bytes == 0)
         return;
-    ic_mst_edge_t e[64];
+    ic_mst_edge_t e[64]; /* geometric tree: at most 1 + ceil(log2 n) <= 32 edges */
     int k = ic_mst_edges(NULL, v->n, root, v->me, e, NULL, NULL);
     for (int i = 0; i < k; i++) {
         if (e[i].child == v->me)

@@ -10,13 +10,13 @@
  * range, that range is received into scratch and copied out block by block.
  * Cost (geometric, n = 2^d, equal blocks, N bytes in all):
  *       d*alpha + (n-1)/n * N * beta; otherwise the recurrence of
- *       select/cost_mst.c (a parent receives its children's ranges in the
+ *       select/cost_tree.c (a parent receives its children's ranges in the
  *       order they become ready, one at a time).
  * Seed: 002 (MST gather), 000 section 7 (data-distribution-aware split).
  *
  * n = 6, root 2, geometric (the scatter picture, arrows reversed):
- *   level 2:  1 --(1)--> 0          4 --(4)--> 5
- *   level 1:  0 --(0,1)--> 2        3 --(3)--> 5
+ *   level 2:  1 --(1)--> 0          4 --(4)--> 3
+ *   level 1:  0 --(0,1)--> 2        3 --(3,4)--> 5
  *   level 0:  5 --(3,4,5)--> 2
  */
 #include "algo/blocks.h"

@@ -10,14 +10,14 @@
  *       two.  Received partials go to two alternating scratch buffers, so a
  *       receive can overlap the previous reduction; for other n two leaves
  *       of one parent may then finish earlier than the formula (the exact
- *       time is the recurrence in select/cost_mst.c).
+ *       time is the recurrence in select/cost_tree.c).
  * Seed: 002 (MSTREDUCE), 000 section 5.1.
  *
  * n = 5, root 0 (the broadcast tree, run bottom-up):
  *
- *   level 2:  1 -> 0          4 -> 3
- *   level 1:  2 -> 0  (after)
- *   level 0:  3 (holding 3 (op) 4) -> 0
+ *   level 2:  1 -> 0
+ *   level 1:  2 -> 0          3 -> 4   (4 computes 3 (op) 4)
+ *   level 0:  4 (holding 3 (op) 4) -> 0
  */
 #include "algo/blocks.h"
 
@@ -27,7 +27,7 @@ void ic_blk_mst_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
     ic_plan_next_phase(pl);
     if (v->me < 0 || bytes == 0)
         return;
-    ic_mst_edge_t e[64];
+    ic_mst_edge_t e[64]; /* geometric tree: at most 1 + ceil(log2 n) <= 32 edges */
     int k = ic_mst_edges(NULL, v->n, root, v->me, e, NULL, NULL);
     int first_child = (k > 0 && e[0].child == v->me) ? 1 : 0;
     int nchildren = k - first_child;

@@ -14,14 +14,14 @@
  *       d*alpha + (n-1)/n * N * beta.
  *       Any other n and lengths: the recurrence T(range) = max over the
  *       root's children k, in send order, of sum_{j<=k}(alpha + m_j*beta) +
- *       T(child k), in select/cost_mst.c.  One member that needs all N
+ *       T(child k), in select/cost_tree.c.  One member that needs all N
  *       bytes costs alpha + N*beta with the data-aware split.
  * Seed: 002 (MST scatter), 000 section 7.
  *
  * n = 6, root 2, geometric:
- *   level 0:  [0 1 2 | 3 4 5]   2 --(3,4,5)--> 5
- *   level 1:  [0 1 | 2] [3 | 4 5] 2 --(0,1)--> 0 ; 5 --(3)--> 3
- *   level 2:  [0 | 1]   [4 | 5]   0 --(1)--> 1   ; 5 --(4)--> 4
+ *   level 0:  [0 1 2 | 3 4 5]     2 --(3,4,5)--> 5
+ *   level 1:  [0 1 | 2] [3 4 | 5] 2 --(0,1)--> 0 ; 5 --(3,4)--> 3
+ *   level 2:  [0 | 1]   [3 | 4]   0 --(1)--> 1   ; 3 --(4)--> 4
  */
 #include "algo/blocks.h"
 

@@ -29,8 +29,6 @@ ic_status_t ic_set_error(ic_status_t st, const char *fmt, ...)
     return st;
 }
 
-void ic_clear_error(void) { last_error[0] = '\0'; }
-
 const char *ic_coll_name(ic_coll_t coll)
 {
     static const char *const names[IC_COLL_COUNT] = {

@@ -7,6 +7,5 @@
 /* Records a message naming the offending argument and returns st. */
 ic_status_t ic_set_error(ic_status_t st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void ic_clear_error(void);
 
 #endif

@@ -360,7 +360,11 @@ ic_status_t ic_plan_build(const char *fn, const ic_coll_args_t *a, int rank, int
     ic_plan_init(pl, rank, size, a->coll);
     pl->algo = al->name;
     pl->dtype = a->dtype;
-    pl->op = a->op;
+    /* Only reductions carry their operation into the plan. */
+    bool reduces = a->coll == IC_COLL_REDUCE || a->coll == IC_COLL_ALLREDUCE ||
+                   a->coll == IC_COLL_REDUCE_SCATTER_BLOCK || a->coll == IC_COLL_REDUCE_SCATTER ||
+                   a->coll == IC_COLL_SCAN || a->coll == IC_COLL_EXSCAN;
+    pl->op = reduces ? a->op : NULL;
     st = al->build(pl, a);
     if (ic_plan_finish(pl) != IC_OK || st != IC_OK) {
         ic_plan_release(pl);

@@ -20,9 +20,10 @@ double ic_cost_mst_bcast(int n, size_t bytes, const ic_model_t *m);
  * the tree; equals ceil(log2 n)*(alpha+bytes*(beta+gamma)) for n = 2^d. */
 double ic_cost_mst_reduce(int n, int root, size_t bytes, const ic_model_t *m);
 
-/* MST scatter with len[i] bytes for member i, starting at time t0 at the
+/* MST scatter with len[i] bytes for member i, starting at time 0 at the
  * root.  arrive (optional, n entries) receives the time member i holds its
- * block.  Returns the completion time. */
+ * block and has sent everything it forwards.  Returns the completion
+ * time. */
 double ic_cost_mst_scatter(const ic_split_t *sp, int n, int root, const size_t *len,
                            const ic_model_t *m, double *arrive);
 

@@ -31,7 +31,7 @@ static int children(const ic_split_t *sp, int n, int root, int node, ic_mst_edge
 /* Time node's partial is complete. */
 static double reduce_ready(int n, int root, int node, size_t bytes, const ic_model_t *m)
 {
-    ic_mst_edge_t e[64];
+    ic_mst_edge_t e[64]; /* geometric tree: at most 1 + ceil(log2 n) edges */
     int k = children(NULL, n, root, node, e);
     double port = 0, compute = 0, red_end[64];
     double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;

@@ -320,8 +320,7 @@ static ic_status_t check_bounds(const ic_sim_job_t *j, int jid, int i, const ins
     const ic_plan_t *pl = &in->plan;
     for (size_t k = 0; k < pl->nsteps; k++) {
         const ic_step_t *s = &pl->steps[k];
-        bool writes = s->kind != IC_STEP_SEND;
-        if (writes && s->kind != IC_STEP_SEND && s->dst.buf == IC_BUF_SEND)
+        if (s->kind != IC_STEP_SEND && s->dst.buf == IC_BUF_SEND)
             return ic_set_error(IC_ERR_INTERNAL,
                                 "ic_sim_run: job %d rank %d step %zu writes the send buffer",
                                 jid, i, k);

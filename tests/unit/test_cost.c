@@ -63,11 +63,9 @@ static double simulate(const ic_algo_t *al, int p, size_t count, int root, size_
         printf("sim failed: %s\n", ic_last_error());
     if (root_msgs)
         *root_msgs = node_msgs[root];
-    double c = al->cost(&args[0], p, &M);
     free(args);
     free(counts);
     free(node_msgs);
-    (void)c;
     return t;
 }
 
