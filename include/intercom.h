@@ -279,6 +279,65 @@ ic_status_t ic_exscan(const void *sendbuf, void *recvbuf, size_t count,
                       ic_datatype_t dtype, const ic_op_t *op,
                       ic_comm_t *comm);
 
+/* ------------------------------------------------------------------ */
+/* Nonblocking and persistent collectives                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct ic_request ic_request_t;
+
+/* Every collective has a nonblocking form ic_i<name>(..., &req) and a
+ * persistent form ic_<name>_init(..., &req) with the blocking form's
+ * arguments.  A nonblocking call returns at once; its buffers may not be
+ * touched until the request completes (ic_test, ic_wait, ic_waitall), which
+ * frees it and sets the handle to NULL.  A persistent request is planned
+ * once: ic_start runs it again with the same buffers (their contents may
+ * change between runs); completion leaves it allocated and inactive until
+ * ic_request_free.  Requests of several communicators may be in flight at
+ * once; every process starts the collectives of one communicator in the
+ * same order.  Waiting on one request also advances all others. */
+ic_status_t ic_test(ic_request_t **req, int *flag);
+ic_status_t ic_wait(ic_request_t **req);
+ic_status_t ic_waitall(int n, ic_request_t **reqs);
+ic_status_t ic_start(ic_request_t *req);
+ic_status_t ic_request_free(ic_request_t **req);
+
+#define IC_NB_DECL_(name, ...)                                                 \
+    ic_status_t ic_i##name(__VA_ARGS__, ic_request_t **req);                   \
+    ic_status_t ic_##name##_init(__VA_ARGS__, ic_request_t **req);
+
+IC_NB_DECL_(bcast, void *buf, size_t count, ic_datatype_t dtype, int root, ic_comm_t *comm)
+IC_NB_DECL_(reduce, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            const ic_op_t *op, int root, ic_comm_t *comm)
+IC_NB_DECL_(allreduce, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            const ic_op_t *op, ic_comm_t *comm)
+IC_NB_DECL_(scatter, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            int root, ic_comm_t *comm)
+IC_NB_DECL_(scatterv, const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+            void *recvbuf, ic_datatype_t dtype, int root, ic_comm_t *comm)
+IC_NB_DECL_(gather, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            int root, ic_comm_t *comm)
+IC_NB_DECL_(gatherv, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+            const size_t *displs, ic_datatype_t dtype, int root, ic_comm_t *comm)
+IC_NB_DECL_(allgather, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            ic_comm_t *comm)
+IC_NB_DECL_(allgatherv, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+            const size_t *displs, ic_datatype_t dtype, ic_comm_t *comm)
+IC_NB_DECL_(reduce_scatter_block, const void *sendbuf, void *recvbuf, size_t count,
+            ic_datatype_t dtype, const ic_op_t *op, ic_comm_t *comm)
+IC_NB_DECL_(reduce_scatter, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+            ic_datatype_t dtype, const ic_op_t *op, ic_comm_t *comm)
+IC_NB_DECL_(alltoall, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            ic_comm_t *comm)
+IC_NB_DECL_(alltoallv, const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+            void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+            ic_datatype_t dtype, ic_comm_t *comm)
+IC_NB_DECL_(barrier, ic_comm_t *comm)
+IC_NB_DECL_(scan, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            const ic_op_t *op, ic_comm_t *comm)
+IC_NB_DECL_(exscan, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
+            const ic_op_t *op, ic_comm_t *comm)
+#undef IC_NB_DECL_
+
 #ifdef __cplusplus
 }
 #endif

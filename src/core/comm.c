@@ -1,15 +1,19 @@
 /*
  * comm.c — communicators: init/finalize, size/rank, split, create_group,
- * forcing an algorithm.  Until the real-execution issue adds a transport,
- * a world has size 1 and collectives run through the in-process engine
- * (src/core/coll_api.c); split and create_group already use the pure
- * group arithmetic every later transport will use after its exchange.
+ * forcing an algorithm.  A process started by intercom-run finds its job in
+ * the environment (IC_SHM_NAME, IC_RANK, IC_SIZE) and attaches to the
+ * shared-memory transport; started alone it is a world of size 1.  Split
+ * exchanges (color, key) with an allgather on the parent and then uses the
+ * pure group arithmetic that tests call directly.
  */
 #include "core/comm.h"
 
+#include "core/coll_run.h"
 #include "core/status.h"
 #include "select/catalog.h"
+#include "transport/shm/shm.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,28 +42,67 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->world = w;
     c->id = id;
     c->model = parent ? parent->model : ic_model_default();
+    c->t = parent ? parent->t : NULL;
     if (parent)
         memcpy(c->algo, parent->algo, sizeof(c->algo));
     *out = c;
     return IC_OK;
 }
 
+/* Reads a non-negative integer variable; -1 if absent or malformed. */
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    return (errno || *end || x < 0 || x > 1 << 20) ? -1 : (int)x;
+}
+
 ic_status_t ic_init(ic_comm_t **world)
 {
     if (!world)
         return ic_set_error(IC_ERR_ARG, "ic_init: world is NULL");
-    int zero = 0;
+    const char *name = getenv("IC_SHM_NAME");
+    int rank = 0, size = 1;
+    ic_transport_t *t = NULL;
+    if (name && *name) {
+        rank = env_int("IC_RANK");
+        size = env_int("IC_SIZE");
+        if (rank < 0 || size < 1 || rank >= size)
+            return ic_set_error(IC_ERR_ARG, "ic_init: IC_RANK/IC_SIZE are not a valid rank "
+                                            "and size (started by intercom-run?)");
+        ic_status_t st = ic_shm_open(name, rank, size, &t);
+        if (st != IC_OK)
+            return st;
+    }
+    int *ids = malloc(sizeof(int) * (size_t)size);
+    if (!ids) {
+        if (t)
+            t->ops->close(t);
+        return ic_set_error(IC_ERR_NO_MEM, "ic_init: out of memory");
+    }
+    for (int i = 0; i < size; i++)
+        ids[i] = i;
     ic_comm_t *c = NULL;
-    ic_status_t st = comm_new(1, 0, &zero, 1, NULL, &c);
-    if (st != IC_OK)
+    ic_status_t st = comm_new(size, rank, ids, 1, NULL, &c);
+    free(ids);
+    if (st != IC_OK) {
+        if (t)
+            t->ops->close(t);
         return st;
+    }
     c->is_world = 1;
+    c->t = t;
     *world = c;
     return IC_OK;
 }
 
 static void comm_destroy(ic_comm_t *c)
 {
+    ic_comm_drop_cache(c);
     free(c->world);
     free(c);
 }
@@ -68,9 +111,17 @@ ic_status_t ic_finalize(ic_comm_t **world)
 {
     if (!world || !*world || !(*world)->is_world)
         return ic_set_error(IC_ERR_COMM, "ic_finalize: world is not a world communicator");
-    comm_destroy(*world);
+    ic_comm_t *w = *world;
+    ic_status_t st = IC_OK;
+    if (w->t) {
+        /* Nobody detaches while a peer may still need its messages. */
+        st = ic_barrier(w);
+        ic_status_t cs = w->t->ops->close(w->t);
+        st = st != IC_OK ? st : cs;
+    }
+    comm_destroy(w);
     *world = NULL;
-    return IC_OK;
+    return st;
 }
 
 ic_status_t ic_comm_size(const ic_comm_t *comm, int *size)
@@ -147,19 +198,34 @@ ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out)
         return ic_set_error(IC_ERR_ARG, "ic_comm_split: out is NULL");
     if (color < 0 && color != IC_UNDEFINED)
         return ic_set_error(IC_ERR_ARG, "ic_comm_split: color %d is negative", color);
-    if (comm->size != 1)
-        return ic_set_error(IC_ERR_NOT_SUPPORTED,
-                            "ic_comm_split: communicators of size > 1 need a transport");
-    int members[1], rank;
-    int n = ic_split_members(1, &color, &key, 0, members, &rank);
-    uint64_t salt = ++comm->children;
-    if (n == 0) {
-        *out = NULL;
-        return IC_OK;
+    int p = comm->size;
+    int32_t mine[2] = {color, key};
+    int32_t *all = malloc(sizeof(int32_t) * 2 * (size_t)p);
+    int *colors = malloc(sizeof(int) * 3 * (size_t)p);
+    ic_status_t st = (all && colors) ? IC_OK
+                                      : ic_set_error(IC_ERR_NO_MEM, "ic_comm_split: out of memory");
+    uint64_t salt = comm->seq; /* the same on every member */
+    if (st == IC_OK)
+        st = ic_allgather(mine, all, 2, IC_INT32, comm);
+    if (st == IC_OK) {
+        int *keys = colors + p, *members = colors + 2 * p, rank;
+        for (int i = 0; i < p; i++) {
+            colors[i] = all[2 * i];
+            keys[i] = all[2 * i + 1];
+        }
+        int n = ic_split_members(p, colors, keys, comm->rank, members, &rank);
+        if (n == 0) {
+            *out = NULL;
+        } else {
+            for (int i = 0; i < n; i++)
+                members[i] = comm->world[members[i]];
+            uint64_t id = ic_comm_child_id(comm->id, salt * 0x100000001b3ull + (uint64_t)color);
+            st = comm_new(n, rank, members, id, comm, out);
+        }
     }
-    int w = comm->world[members[0]];
-    return comm_new(1, rank, &w, ic_comm_child_id(comm->id, salt * 131u + (uint64_t)color),
-                    comm, out);
+    free(all);
+    free(colors);
+    return st;
 }
 
 ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_comm_t **out)
@@ -179,7 +245,10 @@ ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_co
     int *w = malloc(sizeof(int) * (size_t)n);
     if (!w)
         return ic_set_error(IC_ERR_NO_MEM, "ic_comm_create_group: out of memory");
-    uint64_t salt = 0x51u;
+    /* The id mixes the list with the parent's collective count, which all
+     * members agree on; two groups with the same list created between the
+     * same two collectives of the parent would share an id. */
+    uint64_t salt = 0x51u ^ (comm->seq << 20);
     for (int i = 0; i < n; i++) {
         w[i] = comm->world[ranks[i]];
         salt = ic_comm_child_id(salt, (uint64_t)ranks[i]);
@@ -206,6 +275,7 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *n
         return ic_set_error(IC_ERR_COMM, "ic_comm_set_algorithm: comm is NULL");
     if ((unsigned)coll >= IC_COLL_COUNT)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_algorithm: coll %d is not valid", (int)coll);
+    ic_comm_drop_cache(comm); /* cached plans may use the old choice */
     if (!name || strcmp(name, "auto") == 0) {
         comm->algo[coll] = NULL;
         return IC_OK;

@@ -7,6 +7,7 @@
 
 #include "algo/coll_args.h"
 #include "intercom.h"
+#include "transport/transport.h"
 
 #include <stdint.h>
 
@@ -19,6 +20,8 @@ struct ic_comm {
     ic_model_t model;
     const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
     int is_world;
+    ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
+    struct ic_request *cache[IC_COLL_COUNT]; /* last plan of each collective */
 };
 
 /* Split arithmetic: given every member's color and key, computes the

@@ -222,6 +222,7 @@ typedef struct rank_state {
 typedef struct setup {
     const tcase_t *c;
     int p;
+    int only; /* the one rank with buffers, or -1 for all */
     size_t es;
     size_t *counts, *dstore, *displs;
     size_t *sc, *sd, *rc, *rd; /* alltoallv, p x p */
@@ -255,9 +256,13 @@ static size_t sum(const size_t *v, int n)
     return t;
 }
 
+static bool has_buffers(const setup_t *s, int r) { return s->only < 0 || s->only == r; }
+
 static int alloc_buffers(setup_t *s)
 {
     for (int r = 0; r < s->p; r++) {
+        if (!has_buffers(s, r))
+            continue;
         rank_state_t *x = &s->rs[r];
         ic_args_buffer_bytes(&s->args[r], r, s->p, &x->sbytes, &x->rbytes);
         x->sraw = malloc(x->sbytes + 2 * GUARD);
@@ -293,6 +298,8 @@ static int prepare(setup_t *s)
             goto out;
     }
     for (int r = 0; r < p; r++) {
+        if (!has_buffers(s, r))
+            continue;
         rank_state_t *x = &s->rs[r];
         bool ip = s->args[r].in_place;
         uint8_t *dst = ip ? x->recvp : x->sendp;
@@ -331,22 +338,23 @@ static int prepare(setup_t *s)
         }
         memcpy(x->expect, x->recvp, x->rbytes);
     }
-    /* Expected results. */
+    /* Expected results, from the generator (other ranks' buffers may not
+     * exist in this process). */
     for (int r = 0; r < p; r++) {
+        if (!has_buffers(s, r))
+            continue;
         rank_state_t *x = &s->rs[r];
-        const rank_state_t *root = &s->rs[c->root >= 0 && c->root < p ? c->root : 0];
         switch (k) {
         case IC_COLL_BCAST:
-            memcpy(x->expect, root->recvp, n * es);
+            gen_block(c, c->root, 0, n, x->expect);
             break;
         case IC_COLL_SCATTER:
             if (x->rbytes)
-                memcpy(x->expect, (uint8_t *)root->sendp + (size_t)r * n * es, n * es);
+                gen_block(c, c->root, (size_t)r * n, n, x->expect);
             break;
         case IC_COLL_SCATTERV:
             if (x->rbytes)
-                memcpy(x->expect, (uint8_t *)root->sendp + disp_of(s->counts, s->displs, r) * es,
-                       s->counts[r] * es);
+                gen_block(c, c->root, disp_of(s->counts, s->displs, r), s->counts[r], x->expect);
             break;
         case IC_COLL_GATHER:
         case IC_COLL_GATHERV:
@@ -408,12 +416,12 @@ static int prepare(setup_t *s)
                 fold_into(c, fold, in, vec, tmp);
             free(in);
             int who = k == IC_COLL_SCAN ? i : k == IC_COLL_EXSCAN ? i + 1 : -1;
-            if (who >= 0 && who < p)
+            if (who >= 0 && who < p && has_buffers(s, who))
                 memcpy(s->rs[who].expect, fold, vec * es);
         }
         for (int r = 0; r < p && k != IC_COLL_SCAN && k != IC_COLL_EXSCAN; r++) {
             rank_state_t *x = &s->rs[r];
-            if (x->rbytes == 0)
+            if (x->rbytes == 0 || !has_buffers(s, r))
                 continue;
             if (k == IC_COLL_REDUCE_SCATTER_BLOCK)
                 memcpy(x->expect, fold + (size_t)r * n * es, n * es);
@@ -448,6 +456,8 @@ static bool close_enough(const tcase_t *c, const uint8_t *got, const uint8_t *wa
 static int verify(const setup_t *s, char *msg, size_t len)
 {
     for (int r = 0; r < s->p; r++) {
+        if (!has_buffers(s, r))
+            continue;
         const rank_state_t *x = &s->rs[r];
         for (size_t g = 0; g < GUARD; g++) {
             if (x->rraw[g] != GUARD_BYTE || x->rraw[GUARD + x->rbytes + g] != GUARD_BYTE ||
@@ -488,9 +498,10 @@ static void release(setup_t *s)
 }
 
 /* Builds the per-rank arguments of the case. */
-static int setup(setup_t *s, const tcase_t *c)
+static int setup(setup_t *s, const tcase_t *c, int only)
 {
     memset(s, 0, sizeof(*s));
+    s->only = only;
     s->c = c;
     s->p = c->p;
     s->es = ic_datatype_size(c->dtype);
@@ -588,7 +599,7 @@ static int run_jobs(const tcase_t *const *cs, int n, int world, char *msg, size_
     int fail = 1, made = 0;
     msg[0] = '\0';
     for (int i = 0; i < n; i++, made++) {
-        if (setup(&s[i], cs[i]) || prepare(&s[i])) {
+        if (setup(&s[i], cs[i], -1) || prepare(&s[i])) {
             snprintf(msg, len, "test set-up failed (out of memory?)");
             made++;
             goto out;
@@ -661,4 +672,114 @@ int finish(const tally_t *t, const char *name)
 {
     printf("%s: %ld passed, %ld failed\n", name, t->passed, t->failed);
     return t->failed ? 1 : 0;
+}
+
+/* ---- real processes ----------------------------------------------------------- */
+
+/* Calls the public API for this rank's part of the case, in one of the
+ * three forms (0 blocking, 1 nonblocking, 2 persistent). */
+#define FORM(name, ...)                                                        \
+    (form == 0   ? ic_##name(__VA_ARGS__)                                      \
+     : form == 1 ? ic_i##name(__VA_ARGS__, req)                                \
+                 : ic_##name##_init(__VA_ARGS__, req))
+
+static ic_status_t call_public(const ic_coll_args_t *a, void *sp, void *rp, ic_comm_t *comm,
+                               int form, ic_request_t **req)
+{
+    void *in = a->in_place ? IC_IN_PLACE : sp;
+    ic_datatype_t t = a->dtype;
+    switch (a->coll) {
+    case IC_COLL_BCAST: return FORM(bcast, rp, a->count, t, a->root, comm);
+    case IC_COLL_REDUCE: return FORM(reduce, in, rp, a->count, t, a->op, a->root, comm);
+    case IC_COLL_ALLREDUCE: return FORM(allreduce, in, rp, a->count, t, a->op, comm);
+    case IC_COLL_SCATTER:
+        return FORM(scatter, sp, a->in_place ? IC_IN_PLACE : rp, a->count, t, a->root, comm);
+    case IC_COLL_SCATTERV:
+        return FORM(scatterv, sp, a->counts, a->displs, a->in_place ? IC_IN_PLACE : rp, t,
+                    a->root, comm);
+    case IC_COLL_GATHER: return FORM(gather, in, rp, a->count, t, a->root, comm);
+    case IC_COLL_GATHERV:
+        return FORM(gatherv, in, rp, a->counts, a->displs, t, a->root, comm);
+    case IC_COLL_ALLGATHER: return FORM(allgather, in, rp, a->count, t, comm);
+    case IC_COLL_ALLGATHERV: return FORM(allgatherv, in, rp, a->counts, a->displs, t, comm);
+    case IC_COLL_REDUCE_SCATTER_BLOCK:
+        return FORM(reduce_scatter_block, in, rp, a->count, t, a->op, comm);
+    case IC_COLL_REDUCE_SCATTER: return FORM(reduce_scatter, in, rp, a->counts, t, a->op, comm);
+    case IC_COLL_ALLTOALL: return FORM(alltoall, in, rp, a->count, t, comm);
+    case IC_COLL_ALLTOALLV:
+        return FORM(alltoallv, in, a->scounts, a->sdispls, rp, a->rcounts, a->rdispls, t, comm);
+    case IC_COLL_BARRIER: return FORM(barrier, comm);
+    case IC_COLL_SCAN: return FORM(scan, in, rp, a->count, t, a->op, comm);
+    case IC_COLL_EXSCAN: return FORM(exscan, in, rp, a->count, t, a->op, comm);
+    default: return IC_ERR_ARG;
+    }
+}
+#undef FORM
+
+int real_begin(real_case_t *rc, const tcase_t *c, ic_comm_t *comm, int form, char *msg,
+               size_t len)
+{
+    memset(rc, 0, sizeof(*rc));
+    rc->c = *c;
+    rc->form = form;
+    ic_comm_rank(comm, &rc->me);
+    setup_t *s = calloc(1, sizeof(setup_t));
+    rc->s = s;
+    if (!s || setup(s, &rc->c, rc->me) || prepare(s)) {
+        snprintf(msg, len, "rank %d: test set-up failed", rc->me);
+        return 1;
+    }
+    const ic_coll_args_t *a = &s->args[rc->me];
+    ic_comm_set_algorithm(comm, c->coll, c->algo);
+    ic_status_t st = call_public(a, s->rs[rc->me].sendp, s->rs[rc->me].recvp, comm, form,
+                                 &rc->req);
+    if (st != IC_OK) {
+        snprintf(msg, len, "rank %d: %s", rc->me, ic_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+int real_restart(real_case_t *rc, unsigned seed, char *msg, size_t len)
+{
+    setup_t *s = rc->s;
+    rc->c.seed = seed; /* same counts, new data */
+    rank_state_t *x = &s->rs[rc->me];
+    memset(x->rraw + GUARD, SENTINEL, x->rbytes);
+    if (prepare(s)) {
+        snprintf(msg, len, "rank %d: test set-up failed", rc->me);
+        return 1;
+    }
+    ic_status_t st = ic_start(rc->req);
+    if (st != IC_OK) {
+        snprintf(msg, len, "rank %d: ic_start: %s", rc->me, ic_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+int real_end(real_case_t *rc, char *msg, size_t len)
+{
+    int fail = 0;
+    if (rc->form != 0 && rc->req) {
+        ic_status_t st = ic_wait(&rc->req);
+        if (st != IC_OK) {
+            snprintf(msg, len, "rank %d: ic_wait: %s", rc->me, ic_last_error());
+            fail = 1;
+        }
+    }
+    if (!fail && rc->s)
+        fail = verify(rc->s, msg, len);
+    return fail;
+}
+
+void real_free(real_case_t *rc)
+{
+    if (rc->req && rc->form == 2)
+        ic_request_free(&rc->req);
+    if (rc->s) {
+        release(rc->s);
+        free(rc->s);
+    }
+    rc->s = NULL;
 }

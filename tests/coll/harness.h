@@ -56,6 +56,23 @@ extern size_t harness_last_msgs, harness_last_bytes;
 /* Runs two cases at once on one world (two communicators in flight). */
 int run_pair(const tcase_t *a, const tcase_t *b, int world_size, char *msg, size_t len);
 
+/* One rank's part of a case on real processes (tests/run).  real_begin
+ * prepares this rank's buffers and calls the collective in form 0
+ * (blocking), 1 (nonblocking: ic_i*) or 2 (persistent: *_init, not yet
+ * started); real_restart gives a persistent case new data (seed) and
+ * starts it; real_end waits if needed and checks this rank's buffers. */
+typedef struct real_case {
+    tcase_t c;
+    int form, me;
+    ic_request_t *req;
+    void *s;
+} real_case_t;
+int real_begin(real_case_t *rc, const tcase_t *c, ic_comm_t *comm, int form, char *msg,
+               size_t len);
+int real_restart(real_case_t *rc, unsigned seed, char *msg, size_t len);
+int real_end(real_case_t *rc, char *msg, size_t len);
+void real_free(real_case_t *rc);
+
 /* Counting and reporting for test mains. */
 typedef struct tally {
     long passed, failed;

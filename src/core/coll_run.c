@@ -1,0 +1,271 @@
+/*
+ * coll_run.c — one collective call from arguments to completion.
+ *
+ * Blocking calls keep the last plan of each collective on the
+ * communicator and reuse it when the next call has the same arguments
+ * (every form but the v-forms), so a loop of identical calls plans once
+ * and allocates nothing.  Every started run is on one process-wide list;
+ * waiting on any request advances all of them, so requests of several
+ * communicators never wait for each other.
+ */
+#include "core/coll_run.h"
+
+#include "core/status.h"
+#include "core/validate.h"
+#include "select/catalog.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ic_request_t *active_list;
+
+static void activate(ic_request_t *r)
+{
+    r->active = 1;
+    r->next = active_list;
+    active_list = r;
+}
+
+static void deactivate(ic_request_t *r)
+{
+    for (ic_request_t **p = &active_list; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    r->active = 0;
+    r->next = NULL;
+}
+
+static void request_destroy(ic_request_t *r)
+{
+    if (!r)
+        return;
+    if (r->active)
+        deactivate(r);
+    ic_exec_release(&r->x);
+    free(r);
+}
+
+/* Advances every active run once; returns the first error of `mine`. */
+static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
+{
+    ic_status_t st = IC_OK;
+    *mine_done = 0;
+    for (ic_request_t *r = active_list, *next; r; r = next) {
+        next = r->next;
+        int done = 0;
+        ic_status_t s = ic_exec_progress(&r->x, &done);
+        if (r == mine) {
+            st = s;
+            *mine_done = done;
+        }
+        if (done || s != IC_OK)
+            deactivate(r);
+    }
+    if (mine && !mine->active && !*mine_done && st == IC_OK)
+        st = mine->x.status; /* finished in an earlier pass */
+    return st;
+}
+
+/* Runs r until it completes or fails. */
+static ic_status_t wait_one(ic_request_t *r)
+{
+    if (!r->active)
+        return r->x.status;
+    for (;;) {
+        int done;
+        ic_status_t st = progress_all(r, &done);
+        if (st != IC_OK || done || !r->active)
+            return st;
+        ic_transport_t *t = r->comm->t;
+        if (t) {
+            st = t->ops->wait(t, 0.005);
+            if (st != IC_OK) {
+                deactivate(r);
+                return st;
+            }
+        }
+    }
+}
+
+static bool same_args(const ic_coll_args_t *a, const ic_coll_args_t *b)
+{
+    return a->coll == b->coll && a->dtype == b->dtype && a->op == b->op &&
+           a->root == b->root && a->count == b->count && a->in_place == b->in_place &&
+           !a->counts && !b->counts && !a->scounts && !b->scounts;
+}
+
+static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a,
+                                ic_request_t **out)
+{
+    ic_plan_t pl;
+    ic_status_t st = ic_plan_build(fn, a, comm->rank, comm->size, comm->algo[a->coll], &pl);
+    if (st != IC_OK)
+        return st;
+    ic_request_t *r = calloc(1, sizeof(*r));
+    if (!r) {
+        ic_plan_release(&pl);
+        return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    st = ic_exec_prepare(&r->x, &pl);
+    if (st != IC_OK) {
+        free(r);
+        return st;
+    }
+    r->comm = comm;
+    r->key = *a;
+    *out = r;
+    return IC_OK;
+}
+
+ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
+                        const void *sendbuf, void *recvbuf, ic_mode_t mode,
+                        ic_request_t **req)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "%s: comm is NULL", fn);
+    if (mode != IC_MODE_BLOCKING && !req)
+        return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
+    a->model = comm->model;
+    if (sendbuf == IC_IN_PLACE) {
+        a->in_place = true;
+        sendbuf = NULL;
+    }
+    if (recvbuf == IC_IN_PLACE) { /* scatter(v) at the root */
+        if (a->coll != IC_COLL_SCATTER && a->coll != IC_COLL_SCATTERV)
+            return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf may not be IC_IN_PLACE", fn);
+        a->in_place = true;
+        recvbuf = NULL;
+    }
+    ic_status_t st = ic_validate_args(fn, a, comm->rank, comm->size);
+    if (st != IC_OK)
+        return st;
+    size_t sb, rb;
+    ic_args_buffer_bytes(a, comm->rank, comm->size, &sb, &rb);
+    if (sb > 0 && !sendbuf)
+        return ic_set_error(IC_ERR_BUFFER, "%s: sendbuf is NULL but %zu bytes are sent", fn, sb);
+    if (rb > 0 && !recvbuf)
+        return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf is NULL but %zu bytes are received",
+                            fn, rb);
+    ic_request_t *r = NULL;
+    ic_request_t *cached = mode == IC_MODE_BLOCKING ? comm->cache[a->coll] : NULL;
+    if (cached && same_args(&cached->key, a) && cached->key.model.alpha == a->model.alpha &&
+        cached->x.plan.algo == (comm->algo[a->coll] ? comm->algo[a->coll] : cached->x.plan.algo)) {
+        r = cached;
+    } else {
+        st = plan_request(fn, comm, a, &r);
+        if (st != IC_OK)
+            return st;
+        if (mode == IC_MODE_BLOCKING) {
+            request_destroy(comm->cache[a->coll]);
+            comm->cache[a->coll] = r;
+        }
+    }
+    r->sendbuf = sendbuf;
+    r->recvbuf = recvbuf;
+    r->persistent = mode == IC_MODE_PERSISTENT;
+    if (mode == IC_MODE_PERSISTENT) {
+        *req = r;
+        return IC_OK;
+    }
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, sendbuf, recvbuf);
+    activate(r);
+    if (mode == IC_MODE_NONBLOCKING) {
+        *req = r;
+        return IC_OK;
+    }
+    st = wait_one(r);
+    if (st != IC_OK) {
+        /* Name the call in front of the transport's message. */
+        char why[400];
+        snprintf(why, sizeof why, "%s", ic_last_error()[0] ? ic_last_error()
+                                                           : ic_status_string(st));
+        return ic_set_error(st, "%s: %s", fn, why);
+    }
+    return IC_OK;
+}
+
+void ic_comm_drop_cache(ic_comm_t *comm)
+{
+    for (int c = 0; c < IC_COLL_COUNT; c++) {
+        request_destroy(comm->cache[c]);
+        comm->cache[c] = NULL;
+    }
+}
+
+ic_status_t ic_start(ic_request_t *req)
+{
+    if (!req)
+        return ic_set_error(IC_ERR_ARG, "ic_start: req is NULL");
+    if (!req->persistent)
+        return ic_set_error(IC_ERR_ARG, "ic_start: req is not a persistent request");
+    if (req->active)
+        return ic_set_error(IC_ERR_ARG, "ic_start: req is still active");
+    ic_comm_t *c = req->comm;
+    ic_exec_start(&req->x, c->t, c->world, c->id, c->seq++, req->sendbuf, req->recvbuf);
+    activate(req);
+    return IC_OK;
+}
+
+ic_status_t ic_test(ic_request_t **req, int *flag)
+{
+    if (!req || !flag)
+        return ic_set_error(IC_ERR_ARG, "ic_test: %s is NULL", req ? "flag" : "req");
+    *flag = 0;
+    ic_request_t *r = *req;
+    if (!r) {
+        *flag = 1;
+        return IC_OK;
+    }
+    int done = 0;
+    ic_status_t st = r->active ? progress_all(r, &done) : r->x.status;
+    if (st == IC_OK && !done && r->active)
+        return IC_OK;
+    *flag = 1;
+    if (!r->persistent) {
+        request_destroy(r);
+        *req = NULL;
+    }
+    return st;
+}
+
+ic_status_t ic_wait(ic_request_t **req)
+{
+    if (!req)
+        return ic_set_error(IC_ERR_ARG, "ic_wait: req is NULL");
+    ic_request_t *r = *req;
+    if (!r)
+        return IC_OK;
+    ic_status_t st = wait_one(r);
+    if (!r->persistent) {
+        request_destroy(r);
+        *req = NULL;
+    }
+    return st;
+}
+
+ic_status_t ic_waitall(int n, ic_request_t **reqs)
+{
+    if (n < 0 || (n > 0 && !reqs))
+        return ic_set_error(IC_ERR_ARG, "ic_waitall: reqs is NULL or n < 0");
+    ic_status_t first = IC_OK;
+    for (int i = 0; i < n; i++) {
+        ic_status_t st = ic_wait(&reqs[i]);
+        if (first == IC_OK)
+            first = st;
+    }
+    return first;
+}
+
+ic_status_t ic_request_free(ic_request_t **req)
+{
+    if (!req || !*req)
+        return ic_set_error(IC_ERR_ARG, "ic_request_free: req is NULL");
+    if ((*req)->active)
+        return ic_set_error(IC_ERR_ARG, "ic_request_free: the request is still active");
+    request_destroy(*req);
+    *req = NULL;
+    return IC_OK;
+}

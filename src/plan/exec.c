@@ -1,0 +1,172 @@
+/*
+ * exec.c — the executor: one rank's plan on a transport (see exec.h).
+ *
+ * A run keeps, per step, the number of unmet dependencies.  Ready steps
+ * sit on a stack; progress pops them: a COPY or REDUCE runs at once and
+ * completes, a SEND or RECV is posted to the transport and joins the
+ * active list, which is tested on every progress call.  Completing a step
+ * decrements its successors and pushes those that became ready.  Nothing
+ * is allocated per run.
+ */
+#include "plan/exec.h"
+
+#include "core/status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
+{
+    memset(x, 0, sizeof(*x));
+    x->plan = *plan;
+    memset(plan, 0, sizeof(*plan));
+    size_t n = x->plan.nsteps;
+    x->succ_first = calloc(n + 2, sizeof(uint32_t));
+    x->succ = malloc(sizeof(uint32_t) * (x->plan.ndeps + 1));
+    x->remaining = malloc(sizeof(uint32_t) * (n + 1));
+    x->ready = malloc(sizeof(uint32_t) * (n + 1));
+    x->active = malloc(sizeof(uint32_t) * (n + 1));
+    x->req = malloc(sizeof(ic_tx_req_t) * (n + 1));
+    x->scratch = malloc(x->plan.scratch_bytes ? x->plan.scratch_bytes : 1);
+    if (!x->succ_first || !x->succ || !x->remaining || !x->ready || !x->active || !x->req ||
+        !x->scratch) {
+        ic_exec_release(x);
+        return ic_set_error(IC_ERR_NO_MEM, "out of memory preparing a plan");
+    }
+    const ic_step_t *s = x->plan.steps;
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t d = 0; d < s[i].ndeps; d++)
+            x->succ_first[x->plan.deps[s[i].dep_first + d] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        x->succ_first[i + 1] += x->succ_first[i];
+    /* remaining[] doubles as the fill cursor while building succ[]. */
+    memset(x->remaining, 0, sizeof(uint32_t) * (n + 1));
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t d = 0; d < s[i].ndeps; d++) {
+            uint32_t b = x->plan.deps[s[i].dep_first + d];
+            x->succ[x->succ_first[b] + x->remaining[b]++] = (uint32_t)i;
+        }
+    return IC_OK;
+}
+
+void ic_exec_release(ic_exec_t *x)
+{
+    ic_plan_release(&x->plan);
+    free(x->succ_first);
+    free(x->succ);
+    free(x->remaining);
+    free(x->ready);
+    free(x->active);
+    free(x->req);
+    free(x->scratch);
+    memset(x, 0, sizeof(*x));
+}
+
+void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t comm_id,
+                   uint64_t seq, const void *sendbuf, void *recvbuf)
+{
+    x->t = t;
+    x->world = world;
+    x->key.comm = comm_id;
+    x->key.seq = seq;
+    x->key.tag = 0;
+    x->buf[IC_BUF_NONE] = NULL;
+    x->buf[IC_BUF_SEND] = (unsigned char *)sendbuf;
+    x->buf[IC_BUF_RECV] = recvbuf;
+    x->buf[IC_BUF_SCRATCH] = x->scratch;
+    x->nready = x->nactive = x->ndone = 0;
+    x->status = IC_OK;
+    x->running = 1;
+    for (size_t i = 0; i < x->plan.nsteps; i++) {
+        x->remaining[i] = x->plan.steps[i].ndeps;
+        if (x->remaining[i] == 0)
+            x->ready[x->nready++] = (uint32_t)i;
+    }
+}
+
+static void complete(ic_exec_t *x, uint32_t i)
+{
+    x->ndone++;
+    for (uint32_t k = x->succ_first[i]; k < x->succ_first[i + 1]; k++)
+        if (--x->remaining[x->succ[k]] == 0)
+            x->ready[x->nready++] = x->succ[k];
+}
+
+static unsigned char *addr(ic_exec_t *x, ic_loc_t l)
+{
+    return x->buf[l.buf] ? x->buf[l.buf] + l.off : NULL;
+}
+
+static void run_local(ic_exec_t *x, const ic_step_t *s)
+{
+    unsigned char *src = addr(x, s->src), *dst = addr(x, s->dst);
+    if (s->kind == IC_STEP_COPY) {
+        memmove(dst, src, s->bytes);
+        return;
+    }
+    const ic_plan_t *pl = &x->plan;
+    size_t count = s->bytes / ic_datatype_size(pl->dtype);
+    if (!(s->flags & IC_RED_DST_LEFT) || pl->op->commutative) {
+        ic_reduce_apply(pl->op, pl->dtype, src, dst, count);
+        return;
+    }
+    ic_reduce_apply(pl->op, pl->dtype, dst, src, count); /* src = dst (op) src */
+    memcpy(dst, src, s->bytes);
+}
+
+static ic_status_t post(ic_exec_t *x, uint32_t i)
+{
+    const ic_step_t *s = &x->plan.steps[i];
+    ic_match_key_t key = x->key;
+    key.tag = s->tag;
+    int peer = x->world ? x->world[s->peer] : s->peer;
+    if (s->kind == IC_STEP_SEND)
+        return x->t->ops->isend(x->t, peer, key, addr(x, s->src), s->bytes, &x->req[i]);
+    return x->t->ops->irecv(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);
+}
+
+ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
+{
+    *done = 0;
+    if (!x->running)
+        return x->status;
+    ic_status_t st = IC_OK;
+    for (int moved = 1; moved && st == IC_OK;) {
+        moved = 0;
+        while (x->nready > 0 && st == IC_OK) {
+            uint32_t i = x->ready[--x->nready];
+            const ic_step_t *s = &x->plan.steps[i];
+            moved = 1;
+            if (s->kind == IC_STEP_COPY || s->kind == IC_STEP_REDUCE) {
+                run_local(x, s);
+                complete(x, i);
+                continue;
+            }
+            st = post(x, i);
+            if (st == IC_OK)
+                x->active[x->nactive++] = i;
+        }
+        for (size_t a = 0; a < x->nactive && st == IC_OK;) {
+            int fin = 0;
+            st = x->t->ops->test(x->t, &x->req[x->active[a]], &fin);
+            if (st != IC_OK || !fin) {
+                a++;
+                continue;
+            }
+            uint32_t i = x->active[a];
+            x->active[a] = x->active[--x->nactive];
+            complete(x, i);
+            moved = 1;
+        }
+    }
+    if (st != IC_OK) {
+        x->status = st;
+        x->running = 0;
+        return st;
+    }
+    if (x->ndone == x->plan.nsteps) {
+        x->running = 0;
+        *done = 1;
+    }
+    return IC_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * exec.h — runs one rank's plan on a transport (the real-execution engine;
+ * the in-process engine is src/sim/).
+ *
+ * ic_exec_prepare computes, once per plan, what running it needs (the
+ * successor lists of the dependency graph and the scratch buffer); a
+ * prepared plan can then be started any number of times (persistent
+ * collectives, the plan cache) without allocating.  ic_exec_start binds
+ * the user's buffers and the message key; ic_exec_progress advances it
+ * without blocking.
+ */
+#ifndef IC_PLAN_EXEC_H
+#define IC_PLAN_EXEC_H
+
+#include "plan/plan.h"
+#include "transport/transport.h"
+
+typedef struct ic_exec {
+    ic_plan_t plan;           /* owned */
+    uint32_t *succ_first;     /* nsteps + 1 */
+    uint32_t *succ;           /* successor step indices */
+    uint32_t *remaining;      /* unmet dependencies, per run */
+    uint32_t *ready;          /* stack of ready steps */
+    uint32_t *active;         /* SEND/RECV steps posted, not yet complete */
+    ic_tx_req_t *req;         /* one per step */
+    unsigned char *scratch;   /* plan.scratch_bytes */
+    size_t nready, nactive, ndone;
+    /* Per run. */
+    ic_transport_t *t;
+    const int *world;         /* communicator rank -> transport rank */
+    ic_match_key_t key;       /* tag filled per step */
+    unsigned char *buf[IC_BUF_COUNT];
+    ic_status_t status;       /* first error of the run */
+    int running;
+} ic_exec_t;
+
+/* Takes ownership of *plan (moved into x) and allocates the run state. */
+ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan);
+/* Frees everything of x (it must not be running). */
+void ic_exec_release(ic_exec_t *x);
+
+/* Binds buffers and starts a run: steps with no dependency become ready. */
+void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t comm_id,
+                   uint64_t seq, const void *sendbuf, void *recvbuf);
+
+/* Advances the run without blocking; *done = 1 when every step has
+ * completed.  Returns the run's first error (then the run is over). */
+ic_status_t ic_exec_progress(ic_exec_t *x, int *done);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * shm_internal.h — private to src/transport/shm: the layout of the job's
+ * shared segment, one rank's transport instance, the request layout, and
+ * the functions the files of this directory share.
+ *
+ * Segment layout (all offsets in the header, fixed at ic_shm_job_create):
+ *
+ *   header        job-wide: magic, layout, attach/probe counters, failure
+ *   rank blocks   p x 128 B: doorbell + sleeping flag (line 0),
+ *                 pid, attached/failed flags, CMA probe address (line 1)
+ *   queues        p x p SPSC queues, queue(i -> j) at index j*p + i, so a
+ *                 receiver's incoming queues are adjacent
+ *   bulk control  p x p x 128 B: chunk counters and clear-to-send of the
+ *                 pipelined fallback, pair (i -> j) at index j*p + i
+ *   bulk data     p x p x nchunks x chunk bytes
+ *
+ * The file is sized with ftruncate and never written in advance, so pages
+ * (of tmpfs) are only used by the pairs and paths that are really used;
+ * with single-copy on, the bulk region stays untouched.
+ */
+#ifndef IC_TRANSPORT_SHM_INTERNAL_H
+#define IC_TRANSPORT_SHM_INTERNAL_H
+
+#include "transport/shm/shm.h"
+#include "transport/shm/shm_queue.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
+#define SHM_VERSION 1u
+#define SHM_MAX_RANKS 256
+#define SHM_NAME_MAX 32
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
+_Static_assert(sizeof(atomic_uint) == 4, "the doorbell is a 32-bit futex word");
+
+typedef struct shm_hdr {
+    uint64_t magic;
+    uint32_t version, nranks;
+    uint64_t total_size;
+    uint64_t rank_off, queue_off, queue_stride, bulk_ctl_off, bulk_data_off, bulk_stride;
+    uint32_t ncells, chunk, nchunks, eager_max;
+    uint64_t tag; /* random per job; the CMA probe words derive from it */
+    char name[SHM_NAME_MAX];
+    _Alignas(64) atomic_uint nattached;
+    atomic_uint nprobed;
+    atomic_uint cma_ok; /* AND of every rank's probe result */
+    atomic_uint unlinked;
+    _Alignas(64) atomic_uint job_failed; /* abort, or the launcher stopped the job */
+    atomic_int abort_rank;
+    atomic_int abort_code;
+    atomic_uint nfailed;     /* ranks whose failed flag is set */
+    atomic_int first_failed; /* the first rank marked failed, or -1 */
+} shm_hdr_t;
+
+typedef struct shm_rank {
+    _Alignas(64) atomic_uint doorbell; /* bumped by anyone with news for this rank */
+    atomic_uint sleeping;              /* this rank is (about to be) in FUTEX_WAIT */
+    _Alignas(64) atomic_int pid;
+    atomic_uint attached;
+    atomic_uint failed;
+    atomic_int status; /* as from waitpid, when the launcher marked it */
+    _Atomic uint64_t probe_addr;
+} shm_rank_t;
+
+typedef struct shm_bulk_ctl {
+    _Alignas(64) _Atomic uint64_t produced; /* chunks written, by the sender */
+    _Alignas(64) _Atomic uint64_t consumed; /* chunks read, by the receiver */
+    _Atomic uint64_t cts_id;                /* transfer granted the buffer */
+    _Atomic uint64_t cts_base;              /* produced == consumed at the grant */
+} shm_bulk_ctl_t;
+
+typedef struct shm_seg {
+    unsigned char *base;
+    size_t size;
+    shm_hdr_t *hdr;
+    shm_rank_t *ranks;
+    int p;
+} shm_seg_t;
+
+static inline shm_qctl_t *shm_seg_queue(const shm_seg_t *s, int from, int to)
+{
+    size_t i = (size_t)to * (size_t)s->p + (size_t)from;
+    return (shm_qctl_t *)(void *)(s->base + s->hdr->queue_off + i * s->hdr->queue_stride);
+}
+
+static inline shm_bulk_ctl_t *shm_seg_bulk_ctl(const shm_seg_t *s, int from, int to)
+{
+    size_t i = (size_t)to * (size_t)s->p + (size_t)from;
+    return (shm_bulk_ctl_t *)(void *)(s->base + s->hdr->bulk_ctl_off + i * sizeof(shm_bulk_ctl_t));
+}
+
+static inline unsigned char *shm_seg_bulk_data(const shm_seg_t *s, int from, int to)
+{
+    size_t i = (size_t)to * (size_t)s->p + (size_t)from;
+    return s->base + s->hdr->bulk_data_off + i * s->hdr->bulk_stride;
+}
+
+/* Request states. */
+enum {
+    SHM_RQ_DONE = 1, /* completed; the caller may reuse it */
+    SHM_RQ_ERROR,    /* finished with status; not referenced any more */
+    SHM_RQ_BACKLOG,  /* send: waiting for room in the queue */
+    SHM_RQ_RNDV,     /* send: RTS queued, waiting for FIN or clear-to-send */
+    SHM_RQ_ACTIVE,   /* chunked send or receive holding the pair's bulk buffer */
+    SHM_RQ_POSTED,   /* receive: not matched yet */
+    SHM_RQ_MATCHED   /* receive: matched an RTS, waiting for the bulk buffer */
+};
+enum { SHM_RQ_SEND = 1, SHM_RQ_RECV = 2 };
+#define SHM_RQ_MAGIC 0x73686d72u
+
+/* The request, laid over the caller's ic_tx_req_t.  It is linked into the
+ * instance's lists while in flight, so the caller must not move it. */
+typedef struct shm_req {
+    struct shm_req *next;
+    void *buf;
+    size_t bytes;
+    ic_match_key_t key;
+    uint64_t xfer; /* rendezvous transfer id */
+    uint64_t base; /* chunked: the pair's chunk counter at the grant */
+    uint32_t magic;
+    int32_t peer;
+    int32_t status;
+    uint8_t kind, state, chunked;
+} shm_req_t;
+_Static_assert(sizeof(shm_req_t) <= sizeof(ic_tx_req_t), "shm_req_t must fit in ic_tx_req_t");
+
+typedef struct shm_list {
+    shm_req_t *head, *tail;
+} shm_list_t;
+
+/* An unexpected message: the bytes of a small one, or an RTS descriptor. */
+typedef struct shm_ux {
+    struct shm_ux *next;
+    ic_match_key_t key;
+    uint64_t len;
+    shm_rts_t rts;
+    int is_rts;
+    unsigned char data[];
+} shm_ux_t;
+
+typedef struct shm_fin {
+    uint64_t xfer;
+    int32_t status;
+} shm_fin_t;
+
+/* What one rank keeps about one peer (process-private). */
+typedef struct shm_peer {
+    shm_qend_t out, in; /* me -> peer (producer), peer -> me (consumer) */
+    shm_list_t posted;  /* receives not matched yet */
+    shm_list_t backlog; /* sends waiting for room in the queue */
+    shm_list_t rndv;    /* sends whose RTS is out */
+    shm_list_t grants;  /* chunked receives from peer; head holds the buffer */
+    shm_ux_t *ux_head, *ux_tail;
+    shm_req_t *active_send; /* chunked send holding the me -> peer buffer */
+    uint64_t last_cts;      /* last clear-to-send seen from peer */
+    uint64_t produced;      /* my copy of bulk(me -> peer).produced */
+    uint64_t consumed;      /* my copy of bulk(peer -> me).consumed */
+    shm_fin_t *fins;        /* FINs waiting for room in the queue */
+    uint32_t nfins, capfins;
+    uint32_t npending; /* requests in flight with this peer */
+    uint64_t last_check_ns;
+} shm_peer_t;
+
+typedef struct shm_transport {
+    ic_transport_t base;
+    shm_seg_t seg;
+    shm_peer_t *peers;
+    uint64_t next_xfer;
+    uint32_t scanned_bell; /* doorbell value at the last queue scan */
+    int force_scan;
+    int cma;             /* single-copy (process_vm_readv) in use */
+    uint32_t nbacklog;   /* backlogged sends + FINs, over all peers */
+    uint32_t nchunked;   /* chunked sends and receives in flight */
+    uint64_t probe_word; /* read by a peer through process_vm_readv at open */
+} shm_transport_t;
+
+/* Lists. */
+static inline void shm_list_push(shm_list_t *l, shm_req_t *r)
+{
+    r->next = NULL;
+    if (l->tail)
+        l->tail->next = r;
+    else
+        l->head = r;
+    l->tail = r;
+}
+/* Unlinks r (whose predecessor is prev, or NULL if r is the head). */
+static inline void shm_list_unlink(shm_list_t *l, shm_req_t *prev, shm_req_t *r)
+{
+    if (prev)
+        prev->next = r->next;
+    else
+        l->head = r->next;
+    if (l->tail == r)
+        l->tail = prev;
+    r->next = NULL;
+}
+/* Removes r from l if it is there; returns whether it was. */
+int shm_list_remove(shm_list_t *l, shm_req_t *r);
+
+/* shm_segment.c */
+void shm_layout(int p, shm_hdr_t *h);
+ic_status_t shm_seg_map(const char *name, int size, shm_seg_t *seg);
+ic_status_t shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe);
+void shm_seg_unmap(shm_seg_t *seg);
+
+/* shm_wait.c */
+uint64_t shm_now_ns(void);
+void shm_ring(const shm_seg_t *seg, int rank);
+void shm_ring_all(const shm_seg_t *seg);
+ic_status_t shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
+                           double timeout_s);
+ic_status_t shm_check_job(shm_transport_t *t);
+ic_status_t shm_check_peer(shm_transport_t *t, int peer, int force);
+void shm_mark_failed(const shm_seg_t *seg, int rank, int status);
+ic_status_t shm_op_wait(ic_transport_t *tt, double timeout_s);
+
+static inline int shm_key_eq(const ic_match_key_t *a, const ic_match_key_t *b)
+{
+    return a->comm == b->comm && a->seq == b->seq && a->tag == b->tag;
+}
+
+/* shm_progress.c */
+ic_status_t shm_progress(shm_transport_t *t, int *events);
+void shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st);
+ic_status_t shm_size_mismatch(const shm_req_t *r, uint64_t len);
+int shm_push_send(shm_transport_t *t, shm_req_t *r);
+void shm_send_posted(shm_transport_t *t, shm_req_t *r);
+void shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
+
+/* shm_rndv.c */
+int shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect);
+void shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts);
+void shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
+int shm_rndv_chunk_progress(shm_transport_t *t);
+
+#endif

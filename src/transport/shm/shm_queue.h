@@ -1,0 +1,107 @@
+/*
+ * shm_queue.h — the lock-free single-producer/single-consumer message queue
+ * that carries every small message of one ordered pair (sender i ->
+ * receiver j) through the job's shared segment.
+ *
+ * A queue is a control block followed by a ring of ncells 64-byte cells
+ * (ncells a power of two).  Producer and consumer each own one index, a
+ * monotonically increasing cell counter on its own cache line:
+ *
+ *   line 0: head     (written by the producer only) + waiting flag
+ *   line 1: tail     (written by the consumer only)
+ *   cells:  | hdr+payload | payload | payload | hdr+payload | ...
+ *                ^ tail                          ^ head
+ *
+ * A message starts on a cell boundary with a 32-byte header (shm_msg_t);
+ * its payload follows the header as one byte stream that runs on through
+ * the next cells and may wrap around the end of the ring, so a message
+ * takes ceil((32 + len) / 64) cells.  The producer writes the cells, then
+ * publishes them with a release store of head; the consumer reads head
+ * with acquire, reads the cells, and hands them back with a release store
+ * of tail.  Each side caches the other side's index in private memory
+ * and reloads it only when the cached value says "full" or "empty", so
+ * the shared lines are touched once per batch, not once per message.
+ *
+ * When the ring is full the producer raises the waiting flag (a Dekker
+ * handshake with seq_cst fences against the consumer's tail store); the
+ * consumer, after a batch of pops, sees it and rings the producer's
+ * doorbell so that a sleeping producer wakes up to send its backlog.
+ */
+#ifndef IC_TRANSPORT_SHM_QUEUE_H
+#define IC_TRANSPORT_SHM_QUEUE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHM_CELL 64u    /* bytes in one cell: one cache line */
+#define SHM_MSG_HDR 32u /* bytes of header at the start of a message */
+
+enum { SHM_MSG_EAGER = 1, SHM_MSG_RTS = 2, SHM_MSG_FIN = 3 };
+
+/* The header of one message.  EAGER: key, len payload bytes inline.
+ * RTS (request to send, rendezvous): key, len = message size, payload =
+ * shm_rts_t.  FIN (receiver -> sender, rendezvous finished): seq = the
+ * transfer id, tag = the receiver's status (an ic_status_t), no payload. */
+typedef struct shm_msg {
+    uint8_t type;
+    uint8_t pad;
+    uint16_t ncells; /* cells this message occupies, header included */
+    uint32_t tag;
+    uint64_t comm;
+    uint64_t seq;
+    uint64_t len;
+} shm_msg_t;
+
+typedef struct shm_rts {
+    uint64_t addr; /* the sender's buffer, in the sender's address space */
+    uint64_t xfer; /* transfer id, unique per sender, never 0 */
+} shm_rts_t;
+
+typedef struct shm_qctl {
+    _Alignas(64) _Atomic uint64_t head;
+    atomic_uint waiting; /* the producer found the ring full */
+    _Alignas(64) _Atomic uint64_t tail;
+} shm_qctl_t;
+
+/* One side's private view of a queue. */
+typedef struct shm_qend {
+    shm_qctl_t *ctl;
+    unsigned char *ring; /* ncells * SHM_CELL bytes, right after ctl */
+    uint64_t mine;       /* producer: head; consumer: tail */
+    uint64_t other;      /* cached copy of the other side's index */
+    uint32_t ncells;
+} shm_qend_t;
+
+/* Bytes taken in the segment by one queue of ncells cells. */
+static inline size_t shm_q_bytes(uint32_t ncells)
+{
+    return sizeof(shm_qctl_t) + (size_t)ncells * SHM_CELL;
+}
+
+/* Cells taken by a message with len payload bytes. */
+static inline uint64_t shm_q_cells_for(uint64_t len)
+{
+    return (SHM_MSG_HDR + len + SHM_CELL - 1) / SHM_CELL;
+}
+
+/* Makes e a producer's or consumer's view of the queue at ctl. */
+void shm_q_attach(shm_qend_t *e, shm_qctl_t *ctl, uint32_t ncells, int producer);
+
+/* Producer: appends message m (its ncells is filled in) with plen payload
+ * bytes.  Returns 1 if appended, 0 if the ring has no room now (then the
+ * waiting flag is raised so that the consumer rings back). */
+int shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen);
+
+/* Consumer: the header of the oldest message, or NULL if the queue is
+ * empty.  The message stays in the ring until shm_q_pop. */
+const shm_msg_t *shm_q_peek(shm_qend_t *e);
+/* Consumer: copies n payload bytes from offset off of the current message. */
+void shm_q_read(const shm_qend_t *e, size_t off, void *dst, size_t n);
+/* Consumer: releases the current message's cells to the producer. */
+void shm_q_pop(shm_qend_t *e, const shm_msg_t *m);
+/* Consumer, after a batch of pops: 1 if the producer was waiting for room
+ * (the flag is cleared; the caller rings the producer). */
+int shm_q_producer_waiting(shm_qend_t *e);
+
+#endif

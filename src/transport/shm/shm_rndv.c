@@ -1,0 +1,256 @@
+/*
+ * shm_rndv.c — the rendezvous protocol for messages above eager_max.
+ *
+ * The sender puts an RTS (key, size, its buffer's address, a transfer id
+ * unique per sender) in the pair's queue and keeps the send in its rndv
+ * list.  Nothing moves until the receiver has matched the RTS with a
+ * posted receive (an unmatched RTS waits in the unexpected list as its
+ * descriptor only).  Then, by the protocol chosen at ic_shm_open (all
+ * ranks agree: the AND of their probes):
+ *
+ * Single copy.  The receiver calls process_vm_readv on the sender's pid,
+ * straight from the sender's buffer into the receive buffer (one copy,
+ * no bounce buffer, no work for the sender), then queues a FIN (transfer
+ * id, status) back to the sender, whose send completes when it drains
+ * the FIN.  A size mismatch or a failed read also sends a FIN, with the
+ * error, so that the send fails too instead of hanging.
+ *
+ * Chunked fallback (process_vm_readv not permitted, or IC_SHM_NO_CMA=1).
+ * Each ordered pair has a bulk buffer of nchunks slots of chunk bytes and
+ * two monotonically increasing counters: produced (written by the sender)
+ * and consumed (written by the receiver).  The receiver grants the buffer
+ * to one matched transfer at a time, in match order: it writes
+ * cts_base = consumed, then cts_id = transfer id (release) and rings the
+ * sender.  The sender, seeing a new cts_id, copies chunk k of the message
+ * into slot (cts_base + k) mod nchunks whenever produced - consumed <
+ * nchunks, bumps produced and rings the receiver; the receiver copies
+ * each available slot out, bumps consumed and rings the sender:
+ *
+ *   sender buf ==memcpy==> [slot0][slot1][slot2][slot3] ==memcpy==> recv buf
+ *                 produced ->                 <- consumed
+ *
+ * The send completes when its last chunk is in the buffer; the receive
+ * when it has copied it out, after which the next matched transfer from
+ * that sender is granted.  Both sides advance only inside transport calls.
+ *
+ * A message to oneself is copied with memcpy directly in both modes.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "core/status.h"
+#include "transport/shm/shm_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+int shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
+{
+    uint64_t got = 0;
+    struct iovec l = {&got, sizeof got};
+    struct iovec r = {(void *)(uintptr_t)addr, sizeof got};
+    if (pid <= 0 || addr == 0)
+        return 0;
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    return n == (ssize_t)sizeof got && got == expect;
+}
+
+/* Reads n bytes at addr in pid's address space into dst. */
+static ic_status_t cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_t n)
+{
+    unsigned char *d = dst;
+    while (n > 0) {
+        struct iovec l = {d, n};
+        struct iovec r = {(void *)(uintptr_t)addr, n};
+        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == ESRCH)
+            return ic_set_error(IC_ERR_PEER_FAILED, "shm: rank %d (pid %d) exited during a copy",
+                                peer, (int)pid);
+        if (got <= 0)
+            return ic_set_error(IC_ERR_TRANSPORT,
+                                "shm: process_vm_readv of %zu bytes from rank %d failed: %s", n,
+                                peer, got < 0 ? strerror(errno) : "no progress");
+        d += got;
+        addr += (uint64_t)got;
+        n -= (size_t)got;
+    }
+    return IC_OK;
+}
+
+/* Tells the sender of transfer xfer how it ended. */
+static void finish_sender(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
+{
+    if (peer == t->base.rank)
+        shm_rndv_fin(t, peer, xfer, st);
+    else
+        shm_send_fin(t, peer, xfer, st);
+}
+
+void shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts)
+{
+    int s = r->peer;
+    if (len != r->bytes) {
+        shm_complete(t, r, shm_size_mismatch(r, len));
+        finish_sender(t, s, rts->xfer, IC_ERR_TRANSPORT);
+        return;
+    }
+    if (s == t->base.rank) {
+        memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
+        shm_complete(t, r, IC_OK);
+        shm_rndv_fin(t, s, rts->xfer, IC_OK);
+        return;
+    }
+    if (t->cma) {
+        pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
+        ic_status_t st = cma_read(pid, s, r->buf, rts->addr, r->bytes);
+        shm_complete(t, r, st);
+        if (st == IC_ERR_PEER_FAILED)
+            shm_mark_failed(&t->seg, s, 0); /* the sender's process is gone */
+        else
+            shm_send_fin(t, s, rts->xfer, st);
+        return;
+    }
+    r->xfer = rts->xfer;
+    r->state = SHM_RQ_MATCHED;
+    r->chunked = 1;
+    t->nchunked++;
+    shm_list_push(&t->peers[s].grants, r);
+}
+
+void shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
+{
+    shm_list_t *l = &t->peers[peer].rndv;
+    for (shm_req_t *prev = NULL, *q = l->head; q; prev = q, q = q->next)
+        if (q->xfer == xfer) {
+            shm_list_unlink(l, prev, q);
+            if (st != IC_OK)
+                st = ic_set_error(st,
+                                  "shm: rank %d refused or failed the %zu-byte message (comm "
+                                  "%llu, seq %llu, tag %u): %s",
+                                  peer, q->bytes, (unsigned long long)q->key.comm,
+                                  (unsigned long long)q->key.seq, q->key.tag, ic_status_string(st));
+            shm_complete(t, q, st);
+            return;
+        }
+    /* Not found: the send was cancelled after a failure. */
+}
+
+static uint64_t chunks_of(const shm_transport_t *t, size_t bytes)
+{
+    uint64_t c = t->seg.hdr->chunk;
+    return (bytes + c - 1) / c;
+}
+
+/* Sender side of pair me -> j: picks up a grant, fills free slots. */
+static int send_chunks(shm_transport_t *t, int j)
+{
+    shm_peer_t *P = &t->peers[j];
+    const shm_hdr_t *h = t->seg.hdr;
+    shm_bulk_ctl_t *c = shm_seg_bulk_ctl(&t->seg, t->base.rank, j);
+    int ev = 0;
+    if (!P->active_send) {
+        uint64_t cts = atomic_load_explicit(&c->cts_id, memory_order_acquire);
+        if (cts == P->last_cts)
+            return 0;
+        P->last_cts = cts;
+        shm_list_t *l = &P->rndv;
+        for (shm_req_t *prev = NULL, *q = l->head; q; prev = q, q = q->next)
+            if (q->xfer == cts) {
+                shm_list_unlink(l, prev, q);
+                q->state = SHM_RQ_ACTIVE;
+                q->base = atomic_load_explicit(&c->cts_base, memory_order_relaxed);
+                P->active_send = q;
+                break;
+            }
+        if (!P->active_send)
+            return 0;
+        P->produced = P->active_send->base;
+    }
+    shm_req_t *r = P->active_send;
+    uint64_t total = chunks_of(t, r->bytes);
+    uint64_t done = P->produced - r->base;
+    uint64_t consumed = atomic_load_explicit(&c->consumed, memory_order_acquire);
+    unsigned char *data = shm_seg_bulk_data(&t->seg, t->base.rank, j);
+    while (done < total) {
+        if (P->produced - consumed >= h->nchunks) {
+            consumed = atomic_load_explicit(&c->consumed, memory_order_acquire);
+            if (P->produced - consumed >= h->nchunks)
+                break;
+        }
+        size_t off = (size_t)(done * h->chunk);
+        size_t n = r->bytes - off < h->chunk ? r->bytes - off : h->chunk;
+        memcpy(data + (size_t)(P->produced % h->nchunks) * h->chunk,
+               (const unsigned char *)r->buf + off, n);
+        P->produced++;
+        done++;
+        atomic_store_explicit(&c->produced, P->produced, memory_order_release);
+        shm_ring(&t->seg, j);
+        ev++;
+    }
+    if (done == total) {
+        P->active_send = NULL;
+        shm_complete(t, r, IC_OK);
+    }
+    return ev;
+}
+
+/* Receiver side of pair s -> me: grants the buffer, empties full slots. */
+static int recv_chunks(shm_transport_t *t, int s)
+{
+    shm_peer_t *P = &t->peers[s];
+    const shm_hdr_t *h = t->seg.hdr;
+    shm_bulk_ctl_t *c = shm_seg_bulk_ctl(&t->seg, s, t->base.rank);
+    const unsigned char *data = shm_seg_bulk_data(&t->seg, s, t->base.rank);
+    int ev = 0;
+    shm_req_t *r;
+    while ((r = P->grants.head)) {
+        if (r->state == SHM_RQ_MATCHED) {
+            r->state = SHM_RQ_ACTIVE;
+            r->base = P->consumed;
+            atomic_store_explicit(&c->cts_base, r->base, memory_order_relaxed);
+            atomic_store_explicit(&c->cts_id, r->xfer, memory_order_release);
+            shm_ring(&t->seg, s);
+        }
+        uint64_t total = chunks_of(t, r->bytes);
+        uint64_t done = P->consumed - r->base;
+        uint64_t produced = atomic_load_explicit(&c->produced, memory_order_acquire);
+        int got = 0;
+        while (done < total && P->consumed != produced) {
+            size_t off = (size_t)(done * h->chunk);
+            size_t n = r->bytes - off < h->chunk ? r->bytes - off : h->chunk;
+            memcpy((unsigned char *)r->buf + off,
+                   data + (size_t)(P->consumed % h->nchunks) * h->chunk, n);
+            P->consumed++;
+            done++;
+            atomic_store_explicit(&c->consumed, P->consumed, memory_order_release);
+            got++;
+            if (P->consumed == produced)
+                produced = atomic_load_explicit(&c->produced, memory_order_acquire);
+        }
+        if (got)
+            shm_ring(&t->seg, s);
+        ev += got;
+        if (done < total)
+            break;
+        shm_list_unlink(&P->grants, NULL, r);
+        shm_complete(t, r, IC_OK);
+        ev++;
+    }
+    return ev;
+}
+
+int shm_rndv_chunk_progress(shm_transport_t *t)
+{
+    int ev = 0;
+    for (int i = 0; i < t->base.size; i++) {
+        shm_peer_t *P = &t->peers[i];
+        if (P->active_send || P->rndv.head)
+            ev += send_chunks(t, i);
+        if (P->grants.head)
+            ev += recv_chunks(t, i);
+    }
+    return ev;
+}

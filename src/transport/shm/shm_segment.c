@@ -1,0 +1,286 @@
+/*
+ * shm_segment.c — the job's shared segment: its layout, creation by the
+ * launcher, attachment by the ranks, and removal.
+ *
+ * Lifetime of the name.  ic_shm_job_create makes the segment with
+ * shm_open(O_CREAT | O_EXCL), mode 0600 (set again with fchmod so the
+ * umask cannot change it), under the name "/intercom-" followed by 16 hex
+ * digits of getrandom(): 64 unpredictable bits, so another user can
+ * neither guess the name in advance nor pre-create it.  Each rank maps it
+ * with shm_open + mmap and then increments the header's attach counter;
+ * the rank whose increment completes the job unlinks the name at once.
+ * From then on the segment lives only as long as the mappings.  If some
+ * rank never attaches (it failed to start, or died first),
+ * ic_shm_job_destroy unlinks it.  Every error path of creation unlinks
+ * what it created.
+ *
+ * Sizing.  Queues: 64 MiB / p^2 bytes per pair, clamped to 64..512 cells
+ * (32 KiB each at p <= 32, 16 KiB at p = 64).  Messages of up to
+ * eager_max = min(8 KiB, a quarter of a queue) go inline.  Bulk buffers of
+ * the chunked fallback: 4 chunks per pair of 64 MiB / (4 p^2) bytes,
+ * clamped to 4..32 KiB.  So p = 64 maps about 130 MiB, sparse.
+ */
+#include "core/status.h"
+#include "transport/shm/shm_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ic_shm_job {
+    shm_seg_t seg;
+    char name[SHM_NAME_MAX];
+};
+
+#define QUEUE_BUDGET (64u << 20)
+#define BULK_BUDGET (64u << 20)
+#define EAGER_MAX 8192u
+#define NCHUNKS 4u
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static uint64_t pow2_floor(uint64_t x)
+{
+    uint64_t r = 1;
+    while (r * 2 <= x)
+        r *= 2;
+    return r;
+}
+
+static uint64_t clamp_u64(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+void shm_layout(int p, shm_hdr_t *h)
+{
+    uint64_t pairs = (uint64_t)p * (uint64_t)p;
+    h->nranks = (uint32_t)p;
+    h->ncells = (uint32_t)clamp_u64(pow2_floor(QUEUE_BUDGET / pairs / SHM_CELL), 64, 512);
+    h->nchunks = NCHUNKS;
+    h->chunk = (uint32_t)clamp_u64(pow2_floor(BULK_BUDGET / pairs / NCHUNKS), 4096, 32768);
+    uint64_t quarter = SHM_MSG_HDR + (uint64_t)SHM_CELL * (h->ncells / 4);
+    h->eager_max = (uint32_t)(quarter < EAGER_MAX ? quarter : EAGER_MAX);
+    h->rank_off = align_up(sizeof(shm_hdr_t), 64);
+    h->queue_off = align_up(h->rank_off + (uint64_t)p * sizeof(shm_rank_t), 4096);
+    h->queue_stride = align_up(shm_q_bytes(h->ncells), 64);
+    h->bulk_ctl_off = align_up(h->queue_off + pairs * h->queue_stride, 4096);
+    h->bulk_data_off = align_up(h->bulk_ctl_off + pairs * sizeof(shm_bulk_ctl_t), 4096);
+    h->bulk_stride = (uint64_t)h->nchunks * h->chunk;
+    h->total_size = h->bulk_data_off + pairs * h->bulk_stride;
+}
+
+static ic_status_t random_u64(uint64_t *out)
+{
+    unsigned char *p = (unsigned char *)out;
+    size_t got = 0;
+    while (got < sizeof(*out)) {
+        ssize_t n = getrandom(p + got, sizeof(*out) - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return ic_set_error(IC_ERR_TRANSPORT, "shm: getrandom failed: %s", strerror(errno));
+        got += (size_t)n;
+    }
+    return IC_OK;
+}
+
+ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t namelen)
+{
+    ic_status_t st = IC_OK;
+    int fd = -1;
+    void *base = MAP_FAILED;
+    ic_shm_job_t *j = NULL;
+    char nm[SHM_NAME_MAX];
+    shm_hdr_t lay;
+    memset(&lay, 0, sizeof lay);
+    if (!job || !name)
+        return ic_set_error(IC_ERR_ARG, "ic_shm_job_create: job or name is NULL");
+    *job = NULL;
+    if (nranks < 1 || nranks > SHM_MAX_RANKS)
+        return ic_set_error(IC_ERR_ARG, "ic_shm_job_create: nranks = %d, must be 1..%d", nranks,
+                            SHM_MAX_RANKS);
+    if (namelen < sizeof("/intercom-0123456789abcdef"))
+        return ic_set_error(IC_ERR_ARG, "ic_shm_job_create: namelen %zu < %zu", namelen,
+                            sizeof("/intercom-0123456789abcdef"));
+    j = calloc(1, sizeof(*j));
+    if (!j)
+        return ic_set_error(IC_ERR_NO_MEM, "ic_shm_job_create: out of memory");
+    for (int attempt = 0; fd < 0; attempt++) {
+        uint64_t r;
+        st = random_u64(&r);
+        if (st != IC_OK)
+            goto fail;
+        snprintf(nm, sizeof nm, "/intercom-%016" PRIx64, r);
+        fd = shm_open(nm, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && (errno != EEXIST || attempt >= 8)) {
+            st = ic_set_error(IC_ERR_TRANSPORT, "shm: shm_open(%s, O_CREAT|O_EXCL) failed: %s", nm,
+                              strerror(errno));
+            goto fail;
+        }
+    }
+    shm_layout(nranks, &lay);
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)lay.total_size) != 0) {
+        st = ic_set_error(IC_ERR_TRANSPORT, "shm: sizing %s to %" PRIu64 " bytes failed: %s", nm,
+                          lay.total_size, strerror(errno));
+        goto fail_unlink;
+    }
+    base = mmap(NULL, lay.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        st = ic_set_error(IC_ERR_TRANSPORT, "shm: mmap of %s failed: %s", nm, strerror(errno));
+        goto fail_unlink;
+    }
+    shm_hdr_t *h = base;
+    st = random_u64(&lay.tag);
+    if (st != IC_OK)
+        goto fail_unmap;
+    /* The file is zero-filled, which is the initial state of every
+     * counter, queue and flag; only the fixed fields are written. */
+    h->version = SHM_VERSION;
+    h->nranks = lay.nranks;
+    h->total_size = lay.total_size;
+    h->rank_off = lay.rank_off;
+    h->queue_off = lay.queue_off;
+    h->queue_stride = lay.queue_stride;
+    h->bulk_ctl_off = lay.bulk_ctl_off;
+    h->bulk_data_off = lay.bulk_data_off;
+    h->bulk_stride = lay.bulk_stride;
+    h->ncells = lay.ncells;
+    h->chunk = lay.chunk;
+    h->nchunks = lay.nchunks;
+    h->eager_max = lay.eager_max;
+    h->tag = lay.tag;
+    memcpy(h->name, nm, sizeof nm);
+    atomic_store(&h->cma_ok, 1u);
+    atomic_store_explicit(&h->abort_rank, -1, memory_order_relaxed);
+    atomic_store_explicit(&h->first_failed, -1, memory_order_relaxed);
+    h->magic = SHM_MAGIC;
+    close(fd);
+    j->seg.base = base;
+    j->seg.size = lay.total_size;
+    j->seg.hdr = h;
+    j->seg.ranks = (shm_rank_t *)(void *)((unsigned char *)base + lay.rank_off);
+    j->seg.p = nranks;
+    memcpy(j->name, nm, sizeof nm);
+    snprintf(name, namelen, "%s", nm);
+    *job = j;
+    return IC_OK;
+
+fail_unmap:
+    munmap(base, lay.total_size);
+fail_unlink:
+    close(fd);
+    shm_unlink(nm);
+fail:
+    free(j);
+    return st;
+}
+
+int ic_shm_job_attached(const ic_shm_job_t *job)
+{
+    return job ? (int)atomic_load(&job->seg.hdr->nattached) : 0;
+}
+
+void ic_shm_job_mark_failed(ic_shm_job_t *job, int rank, int status)
+{
+    if (!job)
+        return;
+    if (rank >= 0 && rank < job->seg.p) {
+        shm_mark_failed(&job->seg, rank, status);
+    } else {
+        atomic_store(&job->seg.hdr->job_failed, 1u);
+        shm_ring_all(&job->seg);
+    }
+}
+
+ic_status_t ic_shm_job_destroy(ic_shm_job_t *job)
+{
+    ic_status_t st = IC_OK;
+    if (!job)
+        return IC_OK;
+    if (!atomic_load(&job->seg.hdr->unlinked) && shm_unlink(job->name) != 0 && errno != ENOENT)
+        st = ic_set_error(IC_ERR_TRANSPORT, "shm: shm_unlink(%s) failed: %s", job->name,
+                          strerror(errno));
+    munmap(job->seg.base, job->seg.size);
+    free(job);
+    return st;
+}
+
+ic_status_t shm_seg_map(const char *name, int size, shm_seg_t *seg)
+{
+    ic_status_t st = IC_OK;
+    struct stat sb;
+    memset(seg, 0, sizeof(*seg));
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return ic_set_error(IC_ERR_TRANSPORT, "ic_shm_open: shm_open(%s) failed: %s", name,
+                            strerror(errno));
+    if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(shm_hdr_t)) {
+        st = ic_set_error(IC_ERR_TRANSPORT, "ic_shm_open: %s is not an intercom segment", name);
+        goto out;
+    }
+    void *base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        st = ic_set_error(IC_ERR_TRANSPORT, "ic_shm_open: mmap of %s failed: %s", name,
+                          strerror(errno));
+        goto out;
+    }
+    shm_hdr_t *h = base;
+    if (h->magic != SHM_MAGIC || h->version != SHM_VERSION ||
+        h->total_size != (uint64_t)sb.st_size) {
+        st = ic_set_error(IC_ERR_TRANSPORT, "ic_shm_open: %s is not an intercom segment", name);
+        munmap(base, (size_t)sb.st_size);
+        goto out;
+    }
+    if (h->nranks != (uint32_t)size) {
+        st = ic_set_error(IC_ERR_ARG, "ic_shm_open: size %d, but the job %s has %u ranks", size,
+                          name, h->nranks);
+        munmap(base, (size_t)sb.st_size);
+        goto out;
+    }
+    seg->base = base;
+    seg->size = (size_t)sb.st_size;
+    seg->hdr = h;
+    seg->ranks = (shm_rank_t *)(void *)((unsigned char *)base + h->rank_off);
+    seg->p = size;
+out:
+    close(fd);
+    return st;
+}
+
+ic_status_t shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe)
+{
+    shm_rank_t *r = &seg->ranks[rank];
+    if (atomic_exchange(&r->attached, 1u) != 0)
+        return ic_set_error(IC_ERR_ARG, "ic_shm_open: rank %d of %s is already attached", rank,
+                            name);
+    atomic_store(&r->pid, (int)getpid());
+    atomic_store(&r->probe_addr, (uint64_t)(uintptr_t)probe);
+    unsigned n = atomic_fetch_add(&seg->hdr->nattached, 1u) + 1;
+    if (n == (unsigned)seg->p) {
+        /* Everyone has a mapping now: the name is no longer needed. */
+        if (shm_unlink(name) != 0 && errno != ENOENT)
+            return ic_set_error(IC_ERR_TRANSPORT, "ic_shm_open: shm_unlink(%s) failed: %s", name,
+                                strerror(errno));
+        atomic_store(&seg->hdr->unlinked, 1u);
+    }
+    shm_ring_all(seg);
+    return IC_OK;
+}
+
+void shm_seg_unmap(shm_seg_t *seg)
+{
+    if (seg->base)
+        munmap(seg->base, seg->size);
+    memset(seg, 0, sizeof(*seg));
+}

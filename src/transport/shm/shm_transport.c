@@ -1,0 +1,324 @@
+/*
+ * shm_transport.c — the shared-memory backend: its ops table, posting
+ * sends and receives, test, liveness, abort, open and close.  Matching
+ * and progress are in shm_progress.c, the rendezvous in shm_rndv.c, the
+ * queues in shm_queue.c, waiting in shm_wait.c, the segment in
+ * shm_segment.c.
+ *
+ * Protocols.  A message of at most eager_max bytes (8 KiB for p <= 32)
+ * is copied inline into the pair's SPSC queue (shm_queue.h): the send
+ * completes as soon as it is in the queue (or, if the queue is full,
+ * once a later progress call has put it there).  A larger one goes by
+ * rendezvous (shm_rndv.c): the queue carries only an RTS (key, size, the
+ * sender's address, a transfer id) and the receiver pulls the data with
+ * one process_vm_readv when it has matched the RTS, or, where that is not
+ * permitted, the pair's bulk buffer pipelines it in chunks.
+ *
+ * Opening is collective: ic_shm_open returns once every rank of the job
+ * has attached (the last one unlinks the name) and every rank has probed
+ * whether it may read a peer's memory, so that all agree on the
+ * protocol.  It fails with IC_ERR_PEER_FAILED if the launcher marks a
+ * rank failed meanwhile, with IC_ERR_TIMEOUT after ATTACH_TIMEOUT_S.
+ *
+ * Requests live in the caller's ic_tx_req_t and are linked into the
+ * instance's lists while in flight: the caller must not move or reuse
+ * one before test has reported it done or failed.  An error that belongs
+ * to one request (size mismatch, a failed copy, a dead peer) finishes
+ * that request: test returns the error (with *done = 0) and the instance
+ * no longer refers to the request.  Once any rank has failed or the job
+ * was aborted, every request that has not completed fails with
+ * IC_ERR_PEER_FAILED.  An instance is for one thread at a time.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "core/status.h"
+#include "transport/shm/shm_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#define ATTACH_TIMEOUT_S 120.0
+
+static ic_status_t check_args(ic_transport_t *tt, int peer, const void *buf, size_t bytes,
+                              ic_tx_req_t *req, const char *fn)
+{
+    if (!tt || !req)
+        return ic_set_error(IC_ERR_ARG, "shm %s: transport or req is NULL", fn);
+    if (peer < 0 || peer >= tt->size)
+        return ic_set_error(IC_ERR_ARG, "shm %s: peer %d is not in 0..%d", fn, peer, tt->size - 1);
+    if (!buf && bytes > 0)
+        return ic_set_error(IC_ERR_BUFFER, "shm %s: buf is NULL for %zu bytes", fn, bytes);
+    return IC_OK;
+}
+
+static shm_req_t *init_req(ic_tx_req_t *req, int kind, int peer, ic_match_key_t key, void *buf,
+                           size_t bytes)
+{
+    shm_req_t *r = (shm_req_t *)(void *)req;
+    memset(req, 0, sizeof(*req));
+    r->magic = SHM_RQ_MAGIC;
+    r->kind = (uint8_t)kind;
+    r->peer = peer;
+    r->key = key;
+    r->buf = buf;
+    r->bytes = bytes;
+    return r;
+}
+
+static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                             size_t bytes, ic_tx_req_t *req)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    ic_status_t st = check_args(tt, peer, buf, bytes, req, "isend");
+    if (st != IC_OK)
+        return st;
+    shm_req_t *r = init_req(req, SHM_RQ_SEND, peer, key, (void *)(uintptr_t)buf, bytes);
+    shm_peer_t *P = &t->peers[peer];
+    P->npending++;
+    if (bytes > t->seg.hdr->eager_max)
+        r->xfer = t->next_xfer++;
+    if (!P->backlog.head && P->nfins == 0 && shm_push_send(t, r)) {
+        shm_ring(&t->seg, peer);
+        shm_send_posted(t, r);
+    } else {
+        r->state = SHM_RQ_BACKLOG;
+        shm_list_push(&P->backlog, r);
+        t->nbacklog++;
+    }
+    return IC_OK;
+}
+
+static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                             size_t bytes, ic_tx_req_t *req)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    ic_status_t st = check_args(tt, peer, buf, bytes, req, "irecv");
+    if (st != IC_OK)
+        return st;
+    shm_req_t *r = init_req(req, SHM_RQ_RECV, peer, key, buf, bytes);
+    shm_peer_t *P = &t->peers[peer];
+    P->npending++;
+    for (shm_ux_t *prev = NULL, *u = P->ux_head; u; prev = u, u = u->next) {
+        if (!shm_key_eq(&u->key, &key))
+            continue;
+        if (prev)
+            prev->next = u->next;
+        else
+            P->ux_head = u->next;
+        if (P->ux_tail == u)
+            P->ux_tail = prev;
+        if (u->is_rts) {
+            shm_rndv_match(t, r, u->len, &u->rts);
+        } else if (u->len != bytes) {
+            shm_complete(t, r, shm_size_mismatch(r, u->len));
+        } else {
+            if (bytes > 0)
+                memcpy(buf, u->data, bytes);
+            shm_complete(t, r, IC_OK);
+        }
+        free(u);
+        return IC_OK;
+    }
+    r->state = SHM_RQ_POSTED;
+    shm_list_push(&P->posted, r);
+    return IC_OK;
+}
+
+/* Takes r out of whatever list holds it and finishes it with st. */
+static void cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
+{
+    shm_peer_t *P = &t->peers[r->peer];
+    switch (r->state) {
+    case SHM_RQ_POSTED:
+        shm_list_remove(&P->posted, r);
+        break;
+    case SHM_RQ_BACKLOG:
+        if (shm_list_remove(&P->backlog, r))
+            t->nbacklog--;
+        break;
+    case SHM_RQ_RNDV:
+        shm_list_remove(&P->rndv, r);
+        break;
+    case SHM_RQ_MATCHED:
+        shm_list_remove(&P->grants, r);
+        break;
+    case SHM_RQ_ACTIVE:
+        if (r->kind == SHM_RQ_SEND)
+            P->active_send = NULL;
+        else
+            shm_list_remove(&P->grants, r);
+        break;
+    default:
+        return;
+    }
+    shm_complete(t, r, st);
+}
+
+static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    shm_req_t *r = (shm_req_t *)(void *)req;
+    if (!t || !r || !done || r->magic != SHM_RQ_MAGIC)
+        return ic_set_error(IC_ERR_ARG, "shm test: NULL argument or a request never posted");
+    *done = 0;
+    if (r->state == SHM_RQ_DONE || r->state == SHM_RQ_ERROR) {
+        *done = r->state == SHM_RQ_DONE;
+        return r->status;
+    }
+    ic_status_t st = shm_progress(t, NULL);
+    if (st != IC_OK)
+        return st;
+    if (r->state == SHM_RQ_DONE || r->state == SHM_RQ_ERROR) {
+        *done = r->state == SHM_RQ_DONE;
+        return r->status;
+    }
+    st = shm_check_peer(t, r->peer, 0);
+    if (st != IC_OK)
+        cancel(t, r, st);
+    return st;
+}
+
+static ic_status_t shm_progress_op(ic_transport_t *tt)
+{
+    if (!tt)
+        return ic_set_error(IC_ERR_ARG, "shm progress: transport is NULL");
+    return shm_progress((shm_transport_t *)tt, NULL);
+}
+
+static ic_status_t shm_peer_alive(ic_transport_t *tt, int peer)
+{
+    if (!tt || peer < 0 || peer >= tt->size)
+        return ic_set_error(IC_ERR_ARG, "shm peer_alive: bad transport or peer %d", peer);
+    return shm_check_peer((shm_transport_t *)tt, peer, 1);
+}
+
+static ic_status_t shm_abort(ic_transport_t *tt, int code)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    if (!t)
+        return ic_set_error(IC_ERR_ARG, "shm abort: transport is NULL");
+    shm_hdr_t *h = t->seg.hdr;
+    int none = -1;
+    if (atomic_compare_exchange_strong(&h->abort_rank, &none, tt->rank))
+        atomic_store(&h->abort_code, code);
+    atomic_store(&h->job_failed, 1u);
+    shm_ring_all(&t->seg);
+    return IC_OK;
+}
+
+static void free_instance(shm_transport_t *t)
+{
+    if (t->peers) {
+        for (int i = 0; i < t->base.size; i++) {
+            shm_ux_t *u = t->peers[i].ux_head;
+            while (u) {
+                shm_ux_t *n = u->next;
+                free(u);
+                u = n;
+            }
+            free(t->peers[i].fins);
+        }
+        free(t->peers);
+    }
+    shm_seg_unmap(&t->seg);
+    free(t);
+}
+
+static ic_status_t shm_close(ic_transport_t *tt)
+{
+    if (!tt)
+        return ic_set_error(IC_ERR_ARG, "shm close: transport is NULL");
+    free_instance((shm_transport_t *)tt);
+    return IC_OK;
+}
+
+static const ic_transport_ops_t shm_ops = {
+    .size = sizeof(ic_transport_ops_t),
+    .name = "shm",
+    .isend = shm_isend,
+    .irecv = shm_irecv,
+    .test = shm_test,
+    .progress = shm_progress_op,
+    .wait = shm_op_wait,
+    .peer_alive = shm_peer_alive,
+    .abort = shm_abort,
+    .close = shm_close,
+};
+
+static uint64_t probe_value(uint64_t tag, int rank)
+{
+    return (tag ^ 0x9E3779B97F4A7C15ull) * (2 * (uint64_t)rank + 1);
+}
+
+static int no_cma_env(void)
+{
+    const char *v = getenv("IC_SHM_NO_CMA");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **out)
+{
+    ic_status_t st;
+    if (!name || !out)
+        return ic_set_error(IC_ERR_ARG, "ic_shm_open: name or out is NULL");
+    *out = NULL;
+    if (size < 1 || size > SHM_MAX_RANKS || rank < 0 || rank >= size)
+        return ic_set_error(IC_ERR_ARG, "ic_shm_open: rank %d / size %d out of range", rank, size);
+    shm_transport_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return ic_set_error(IC_ERR_NO_MEM, "ic_shm_open: out of memory");
+    t->base.ops = &shm_ops;
+    t->base.rank = rank;
+    t->base.size = size;
+    t->next_xfer = 1;
+    t->force_scan = 1;
+    t->peers = calloc((size_t)size, sizeof(*t->peers));
+    if (!t->peers) {
+        st = ic_set_error(IC_ERR_NO_MEM, "ic_shm_open: out of memory");
+        goto fail;
+    }
+    st = shm_seg_map(name, size, &t->seg);
+    if (st != IC_OK)
+        goto fail;
+    /* Let the other ranks (siblings, not ancestors) read this process's
+     * memory with process_vm_readv under Yama ptrace_scope = 1.  Without
+     * Yama this fails with EINVAL, which is fine. */
+    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    shm_hdr_t *h = t->seg.hdr;
+    t->probe_word = probe_value(h->tag, rank);
+    st = shm_seg_register(&t->seg, name, rank, &t->probe_word);
+    if (st != IC_OK)
+        goto fail;
+    st = shm_wait_count(&t->seg, rank, &h->nattached, (unsigned)size, ATTACH_TIMEOUT_S);
+    if (st != IC_OK)
+        goto fail;
+    /* Single-copy probe: read a known word of the next rank.  Every rank
+     * must use the same protocol, so the results are ANDed. */
+    int q = (rank + 1) % size;
+    pid_t qpid = (pid_t)atomic_load(&t->seg.ranks[q].pid);
+    uint64_t qaddr = atomic_load(&t->seg.ranks[q].probe_addr);
+    unsigned ok = !no_cma_env() && shm_rndv_probe(qpid, qaddr, probe_value(h->tag, q));
+    atomic_fetch_and(&h->cma_ok, ok);
+    atomic_fetch_add(&h->nprobed, 1u);
+    shm_ring_all(&t->seg);
+    st = shm_wait_count(&t->seg, rank, &h->nprobed, (unsigned)size, ATTACH_TIMEOUT_S);
+    if (st != IC_OK)
+        goto fail;
+    t->cma = atomic_load(&h->cma_ok) != 0;
+    for (int j = 0; j < size; j++) {
+        shm_q_attach(&t->peers[j].out, shm_seg_queue(&t->seg, rank, j), h->ncells, 1);
+        shm_q_attach(&t->peers[j].in, shm_seg_queue(&t->seg, j, rank), h->ncells, 0);
+    }
+    *out = &t->base;
+    return IC_OK;
+fail:
+    free_instance(t);
+    return st;
+}
+
+int ic_shm_single_copy(const ic_transport_t *t)
+{
+    return t && t->ops == &shm_ops ? ((const shm_transport_t *)t)->cma : 0;
+}

@@ -1,0 +1,239 @@
+/*
+ * shm_wait.c — doorbells, waiting, and liveness.
+ *
+ * Every rank has a 32-bit doorbell in its rank block.  Whoever has news
+ * for a rank (a message in one of its queues, a chunk produced or consumed
+ * in a bulk buffer it uses, a clear-to-send, room in a queue it was
+ * waiting on, a failure) bumps that rank's doorbell with a seq_cst
+ * fetch_add and then, only if the rank has announced that it sleeps,
+ * calls FUTEX_WAKE on it.  The sleeper stores sleeping = 1 (seq_cst),
+ * loads the doorbell once more, and calls FUTEX_WAIT with the value it
+ * saw: either the waker sees the flag and wakes it, or the sleeper sees
+ * the new doorbell value (or FUTEX_WAIT returns EAGAIN because it
+ * changed), so no wake-up is lost.  The futex word is in a MAP_SHARED
+ * mapping, so the shared (not private) futex operations are used.
+ *
+ * ops->wait runs three phases: about 2 us of polling the doorbell (a
+ * message from a running peer arrives within that time without a system
+ * call), then a few sched_yield()s (lets another rank run on an
+ * oversubscribed core; 16 ranks on 2 cores depend on it), then FUTEX_WAIT
+ * with a timeout of at most SLEEP_MS, after which the flags and the
+ * peers' pids are checked again.  So a failure is seen within about
+ * SLEEP_MS + CHECK_MS even if nobody rings.
+ *
+ * Liveness: the header's job_failed flag (abort, or the launcher stopping
+ * the job) and nfailed counter (ranks marked by the launcher, or found
+ * dead here) fail every blocking call; in addition a peer with requests
+ * in flight is looked up with kill(pid, 0) at most every CHECK_MS; ESRCH
+ * marks it failed in the segment so that everyone learns at once.  A
+ * dead child that its parent has not reaped yet still exists as a zombie;
+ * the launcher's ic_shm_job_mark_failed covers that window.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "core/status.h"
+#include "transport/shm/shm_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPIN_NS 2000u
+#define YIELDS 4
+#define SLEEP_MS 5u
+#define CHECK_MS 10u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+uint64_t shm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void futex_wait(atomic_uint *word, unsigned val, uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void futex_wake(atomic_uint *word)
+{
+    syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shm_ring(const shm_seg_t *seg, int rank)
+{
+    shm_rank_t *r = &seg->ranks[rank];
+    atomic_fetch_add(&r->doorbell, 1u);
+    if (atomic_load(&r->sleeping))
+        futex_wake(&r->doorbell);
+}
+
+void shm_ring_all(const shm_seg_t *seg)
+{
+    for (int i = 0; i < seg->p; i++)
+        shm_ring(seg, i);
+}
+
+/* Sleeps on rank's doorbell while it still reads v0, at most ns. */
+static void sleep_on(const shm_seg_t *seg, int rank, unsigned v0, uint64_t ns)
+{
+    shm_rank_t *me = &seg->ranks[rank];
+    atomic_store(&me->sleeping, 1u);
+    if (atomic_load(&me->doorbell) == v0)
+        futex_wait(&me->doorbell, v0, ns);
+    atomic_store(&me->sleeping, 0u);
+}
+
+static ic_status_t job_status(const shm_seg_t *seg)
+{
+    shm_hdr_t *h = seg->hdr;
+    if (atomic_load_explicit(&h->job_failed, memory_order_acquire)) {
+        int who = atomic_load(&h->abort_rank);
+        if (who >= 0)
+            return ic_set_error(IC_ERR_PEER_FAILED, "shm: the job was aborted by rank %d (code %d)",
+                                who, atomic_load(&h->abort_code));
+        return ic_set_error(IC_ERR_PEER_FAILED, "shm: the launcher stopped the job");
+    }
+    if (atomic_load_explicit(&h->nfailed, memory_order_acquire)) {
+        int i = atomic_load(&h->first_failed);
+        if (i >= 0 && i < seg->p)
+            return ic_set_error(
+                IC_ERR_PEER_FAILED, "shm: rank %d failed (wait status 0x%x), %u rank(s) in all", i,
+                (unsigned)atomic_load(&seg->ranks[i].status), atomic_load(&h->nfailed));
+        return ic_set_error(IC_ERR_PEER_FAILED, "shm: a rank failed");
+    }
+    return IC_OK;
+}
+
+void shm_mark_failed(const shm_seg_t *seg, int rank, int status)
+{
+    shm_rank_t *r = &seg->ranks[rank];
+    int none = -1;
+    if (status != 0) /* the launcher's wait status; ranks that find a peer gone pass 0 */
+        atomic_store(&r->status, status);
+    if (atomic_exchange(&r->failed, 1u) == 0) {
+        atomic_compare_exchange_strong(&seg->hdr->first_failed, &none, rank);
+        atomic_fetch_add(&seg->hdr->nfailed, 1u);
+    }
+    shm_ring_all(seg);
+}
+
+ic_status_t shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
+                           double timeout_s)
+{
+    uint64_t start = shm_now_ns();
+    uint64_t limit = (uint64_t)(timeout_s * 1e9);
+    for (;;) {
+        unsigned v0 = atomic_load(&seg->ranks[rank].doorbell);
+        if (atomic_load(ctr) >= target)
+            return IC_OK;
+        ic_status_t st = job_status(seg);
+        if (st != IC_OK)
+            return st;
+        uint64_t waited = shm_now_ns() - start;
+        if (waited >= limit)
+            return ic_set_error(IC_ERR_TIMEOUT,
+                                "ic_shm_open: only %u of %u ranks arrived within %.0f s",
+                                atomic_load(ctr), target, timeout_s);
+        uint64_t left = limit - waited;
+        sleep_on(seg, rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
+    }
+}
+
+ic_status_t shm_check_job(shm_transport_t *t)
+{
+    return job_status(&t->seg);
+}
+
+ic_status_t shm_check_peer(shm_transport_t *t, int peer, int force)
+{
+    ic_status_t st = job_status(&t->seg);
+    if (st != IC_OK)
+        return st;
+    shm_peer_t *P = &t->peers[peer];
+    uint64_t now = shm_now_ns();
+    if (!force && now - P->last_check_ns < CHECK_MS * 1000000u)
+        return IC_OK;
+    P->last_check_ns = now;
+    shm_rank_t *r = &t->seg.ranks[peer];
+    pid_t pid = (pid_t)atomic_load(&r->pid);
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+        if (!atomic_load(&r->failed))
+            shm_mark_failed(&t->seg, peer, 0);
+        return ic_set_error(IC_ERR_PEER_FAILED, "shm: rank %d (pid %d) no longer exists", peer,
+                            (int)pid);
+    }
+    return IC_OK;
+}
+
+/* The failure checks of a blocking wait: the job, then every peer with
+ * requests in flight (rate-limited per peer). */
+static ic_status_t check_all(shm_transport_t *t)
+{
+    ic_status_t st = job_status(&t->seg);
+    for (int i = 0; i < t->base.size && st == IC_OK; i++)
+        if (t->peers[i].npending > 0)
+            st = shm_check_peer(t, i, 0);
+    return st;
+}
+
+ic_status_t shm_op_wait(ic_transport_t *tt, double timeout_s)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    if (!t)
+        return ic_set_error(IC_ERR_ARG, "shm wait: transport is NULL");
+    atomic_uint *bell = &t->seg.ranks[tt->rank].doorbell;
+    unsigned v0 = atomic_load(bell);
+    int events = 0;
+    ic_status_t st = shm_progress(t, &events);
+    if (st != IC_OK || events > 0)
+        return st;
+    st = check_all(t);
+    if (st != IC_OK || !(timeout_s > 0))
+        return st;
+    uint64_t start = shm_now_ns();
+    uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
+    /* Phase 1: poll. */
+    for (unsigned i = 0;; i++) {
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+            return IC_OK;
+        if ((i & 15) == 15 && shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
+            break;
+        cpu_relax();
+    }
+    /* Phase 2: let other ranks on this core run. */
+    for (int i = 0; i < YIELDS; i++) {
+        sched_yield();
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+            return IC_OK;
+    }
+    /* Phase 3: sleep, waking up now and then to check on the peers. */
+    for (;;) {
+        uint64_t waited = shm_now_ns() - start;
+        if (waited >= limit)
+            return IC_OK;
+        uint64_t left = limit - waited;
+        sleep_on(&t->seg, tt->rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
+        if (atomic_load(bell) != v0)
+            return IC_OK;
+        st = check_all(t);
+        if (st != IC_OK)
+            return st;
+    }
+}

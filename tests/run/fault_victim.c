@@ -1,0 +1,43 @@
+/*
+ * fault_victim.c — a job in which one rank fails, for the launcher's
+ * fault tests:  fault_victim kill|hang|exit
+ * Every rank loops over allreduce; after a few rounds rank 2 (or rank 0 of
+ * a smaller job) kills itself with SIGKILL, hangs, or exits with status 3.
+ * The survivors must leave their collective with an error (or be stopped
+ * by the launcher), never hang.
+ */
+#define _GNU_SOURCE
+#include "intercom.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    const char *how = argc > 1 ? argv[1] : "kill";
+    ic_comm_t *world;
+    if (ic_init(&world) != IC_OK)
+        return 1;
+    int rank, size;
+    ic_comm_rank(world, &rank);
+    ic_comm_size(world, &size);
+    int victim = size > 2 ? 2 : 0;
+    double x[1024] = {0}, y[1024];
+    for (int it = 0;; it++) {
+        if (it == 5 && rank == victim) {
+            if (strcmp(how, "kill") == 0)
+                raise(SIGKILL);
+            if (strcmp(how, "exit") == 0)
+                _exit(3);
+            for (;;)
+                pause(); /* hang */
+        }
+        ic_status_t st = ic_allreduce(x, y, 1024, IC_DOUBLE, IC_SUM, world);
+        if (st != IC_OK) {
+            fprintf(stderr, "rank %d: allreduce failed: %s\n", rank, ic_last_error());
+            return st == IC_ERR_PEER_FAILED ? 42 : 1;
+        }
+    }
+}

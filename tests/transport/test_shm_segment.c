@@ -1,0 +1,187 @@
+/*
+ * test_shm_segment.c — the life of the job's segment:
+ *
+ *   - the name is "/intercom-" + 16 hex digits, the file a regular file
+ *     of mode 0600 owned by us, whatever the umask;
+ *   - it exists while some rank has not attached, and is unlinked as
+ *     soon as all have (each rank finds it gone when ic_shm_open
+ *     returns; the parent sees it go);
+ *   - a second process attaching as an already attached rank is refused;
+ *   - if a rank never attaches, the others' ic_shm_open fails with
+ *     IC_ERR_PEER_FAILED once the launcher marks that rank failed, and
+ *     ic_shm_job_destroy removes the segment;
+ *   - create + destroy with no rank leaves nothing behind;
+ *   - bad arguments are refused with IC_ERR_ARG.
+ */
+#include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
+
+#include "../unit/check.h"
+
+#include <ctype.h>
+
+static pid_t spawn(shm_rank_fn fn, int rank, int size, const char *name)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int code = fn(rank, size, name, NULL);
+        fflush(stdout);
+        _exit(code);
+    }
+    return pid;
+}
+
+static int reap(pid_t pid, double timeout_s)
+{
+    double end = now_s() + timeout_s;
+    int st = -1;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (now_s() > end) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        usleep(1000);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A normal rank: after ic_shm_open the name must be gone; then a ring
+ * exchange with the others proves the segment still works. */
+static int attach_rank(int rank, int size, const char *name, void *arg)
+{
+    (void)arg;
+    ic_transport_t *t = open_rank(name, rank, size);
+    if (!segment_gone(name)) {
+        printf("  rank %d: %s still exists after all attached\n", rank, name);
+        return 10;
+    }
+    int v = rank, got = -1;
+    ic_tx_req_t req[2];
+    char done[2];
+    t->ops->irecv(t, (rank + size - 1) % size, mkkey(1, 0, 0), &got, sizeof got, &req[0]);
+    t->ops->isend(t, (rank + 1) % size, mkkey(1, 0, 0), &v, sizeof v, &req[1]);
+    ic_status_t st = wait_all(t, req, 2, done);
+    t->ops->close(t);
+    return st == IC_OK && got == (rank + size - 1) % size ? 0 : 11;
+}
+
+/* Tries to attach as rank 0 while the real rank 0 is attached. */
+static int impostor(int rank, int size, const char *name, void *arg)
+{
+    (void)arg;
+    ic_transport_t *t = NULL;
+    ic_status_t st = ic_shm_open(name, rank, size, &t);
+    return st == IC_ERR_ARG && t == NULL ? 0 : 12;
+}
+
+/* A rank whose ic_shm_open must fail with IC_ERR_PEER_FAILED. */
+static int orphan_rank(int rank, int size, const char *name, void *arg)
+{
+    (void)arg;
+    ic_transport_t *t = NULL;
+    ic_status_t st = ic_shm_open(name, rank, size, &t);
+    if (st != IC_ERR_PEER_FAILED)
+        printf("  rank %d: ic_shm_open returned %s (%s)\n", rank, ic_status_string(st),
+               ic_last_error());
+    return st == IC_ERR_PEER_FAILED && t == NULL ? 42 : 13;
+}
+
+static int wait_attached(ic_shm_job_t *job, int n, double timeout_s)
+{
+    double end = now_s() + timeout_s;
+    while (ic_shm_job_attached(job) < n && now_s() < end)
+        usleep(1000);
+    return ic_shm_job_attached(job) >= n;
+}
+
+static void test_name_and_mode(void)
+{
+    char name[64], path[96];
+    ic_shm_job_t *job = NULL;
+    struct stat sb;
+    mode_t old = umask(0277); /* would turn 0600 into 0400 without fchmod */
+    ic_status_t st = ic_shm_job_create(3, &job, name, sizeof name);
+    umask(old);
+    CHECK(st == IC_OK, "ic_shm_job_create: %s", ic_last_error());
+    if (st != IC_OK)
+        return;
+    int hex = strlen(name) == 26 && !strncmp(name, "/intercom-", 10);
+    for (int i = 10; i < 26 && hex; i++)
+        hex = isxdigit((unsigned char)name[i]) && !isupper((unsigned char)name[i]);
+    CHECK(hex, "name %s is not /intercom-<16 hex digits>", name);
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    CHECK(stat(path, &sb) == 0, "stat %s: %s", path, strerror(errno));
+    CHECK(S_ISREG(sb.st_mode) && (sb.st_mode & 07777) == 0600, "%s has mode %o", path,
+          (unsigned)(sb.st_mode & 07777));
+    CHECK(sb.st_uid == geteuid(), "%s is owned by uid %u", path, (unsigned)sb.st_uid);
+    CHECK(ic_shm_job_attached(job) == 0, "attached = %d before any rank", ic_shm_job_attached(job));
+
+    /* Ranks 0 and 1 attach and wait; the name must still exist. */
+    pid_t p0 = spawn(attach_rank, 0, 3, name), p1 = spawn(attach_rank, 1, 3, name);
+    CHECK(wait_attached(job, 2, 10), "ranks 0 and 1 did not attach");
+    CHECK(!segment_gone(name), "%s gone before the last rank attached", name);
+    pid_t pi = spawn(impostor, 0, 3, name);
+    CHECK(reap(pi, 10) == 0, "a second rank 0 was not refused with IC_ERR_ARG");
+    CHECK(ic_shm_job_attached(job) == 2, "attached = %d after the refused impostor",
+          ic_shm_job_attached(job));
+    pid_t p2 = spawn(attach_rank, 2, 3, name);
+    CHECK(wait_attached(job, 3, 10), "rank 2 did not attach");
+    double end = now_s() + 2;
+    while (!segment_gone(name) && now_s() < end)
+        usleep(100);
+    CHECK(segment_gone(name), "%s still exists after all 3 attached", name);
+    CHECK(reap(p0, 20) == 0 && reap(p1, 20) == 0 && reap(p2, 20) == 0,
+          "a rank failed after attaching");
+    CHECK(ic_shm_job_destroy(job) == IC_OK, "ic_shm_job_destroy: %s", ic_last_error());
+    CHECK(segment_gone(name), "%s exists after destroy", name);
+}
+
+static void test_never_attached(void)
+{
+    char name[64];
+    ic_shm_job_t *job = NULL;
+    CHECK(ic_shm_job_create(3, &job, name, sizeof name) == IC_OK, "create: %s", ic_last_error());
+    if (!job)
+        return;
+    pid_t p0 = spawn(orphan_rank, 0, 3, name), p1 = spawn(orphan_rank, 1, 3, name);
+    CHECK(wait_attached(job, 2, 10), "ranks 0 and 1 did not attach");
+    usleep(50000);
+    CHECK(!segment_gone(name), "%s gone although rank 2 never attached", name);
+    /* Rank 2 "failed to start": the launcher says so. */
+    double t0 = now_s();
+    ic_shm_job_mark_failed(job, 2, 127 << 8);
+    int r0 = reap(p0, 5), r1 = reap(p1, 5);
+    double dt = now_s() - t0;
+    CHECK(r0 == 42 && r1 == 42, "open did not fail with IC_ERR_PEER_FAILED (%d, %d)", r0, r1);
+    CHECK(dt < 1.0, "the waiting ranks took %.3f s to notice", dt);
+    CHECK(ic_shm_job_destroy(job) == IC_OK, "destroy: %s", ic_last_error());
+    CHECK(segment_gone(name), "%s exists after destroy", name);
+}
+
+static void test_create_destroy_and_args(void)
+{
+    char name[64];
+    ic_shm_job_t *job = NULL;
+    ic_transport_t *t = NULL;
+    CHECK(ic_shm_job_create(4, &job, name, sizeof name) == IC_OK, "create: %s", ic_last_error());
+    CHECK(!segment_gone(name), "%s missing after create", name);
+    CHECK(ic_shm_open(name, 0, 5, &t) == IC_ERR_ARG && !t, "open with the wrong size accepted");
+    CHECK(ic_shm_open(name, 4, 4, &t) == IC_ERR_ARG && !t, "open of rank 4 of 4 accepted");
+    CHECK(ic_shm_job_destroy(job) == IC_OK, "destroy: %s", ic_last_error());
+    CHECK(segment_gone(name), "%s exists after destroy", name);
+    CHECK(ic_shm_open(name, 0, 4, &t) == IC_ERR_TRANSPORT && !t, "open of a removed job");
+    CHECK(ic_shm_job_create(0, &job, name, sizeof name) == IC_ERR_ARG, "0 ranks accepted");
+    CHECK(ic_shm_job_create(2, &job, name, 8) == IC_ERR_ARG, "short name buffer accepted");
+    CHECK(ic_shm_job_create(2, NULL, name, sizeof name) == IC_ERR_ARG, "NULL job accepted");
+    CHECK(ic_shm_job_destroy(NULL) == IC_OK, "destroy(NULL)");
+    CHECK(ic_shm_job_attached(NULL) == 0, "attached(NULL)");
+}
+
+int main(void)
+{
+    test_name_and_mode();
+    test_never_attached();
+    test_create_destroy_and_args();
+    printf("test_shm_segment: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

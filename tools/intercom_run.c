@@ -1,0 +1,260 @@
+/*
+ * intercom_run.c — the launcher: intercom-run -n P [options] program args...
+ *
+ * Creates the job's shared-memory segment, forks and execs P ranks with
+ * their bootstrap environment (IC_SHM_NAME, IC_RANK, IC_SIZE), forwards
+ * their output (optionally prefixed with "[rank] "), and returns the first
+ * non-zero exit status.  When a rank dies, or the timeout passes, or the
+ * launcher is interrupted, it tells the surviving ranks (they then fail
+ * with IC_ERR_PEER_FAILED instead of waiting), stops them (SIGTERM, then
+ * SIGKILL after a grace period), says which rank failed and how, and
+ * removes the segment.
+ */
+#define _GNU_SOURCE
+#include "transport/shm/shm.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) { interrupted = sig; }
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: intercom-run -n P [--timeout SECONDS] [--tag-output] program [args...]\n"
+                    "  -n P            number of ranks (1..1024)\n"
+                    "  --timeout S     stop the job after S seconds (exit status 124)\n"
+                    "  --tag-output    prefix every output line with [rank]\n");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct rank_io {
+    int fd[2];        /* read ends of stdout, stderr pipes, -1 when closed */
+    char *part[2];    /* unfinished line */
+    size_t plen[2];
+} rank_io_t;
+
+/* Writes complete lines of data to out with a "[rank] " prefix, keeping
+ * the unfinished tail for later. */
+static void forward(rank_io_t *io, int k, int rank, const char *data, size_t n, FILE *out)
+{
+    char *buf = realloc(io->part[k], io->plen[k] + n + 1);
+    if (!buf)
+        return;
+    memcpy(buf + io->plen[k], data, n);
+    size_t len = io->plen[k] + n, start = 0;
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\n') {
+            fprintf(out, "[%d] %.*s\n", rank, (int)(i - start), buf + start);
+            start = i + 1;
+        }
+    memmove(buf, buf + start, len - start);
+    io->part[k] = buf;
+    io->plen[k] = len - start;
+    fflush(out);
+}
+
+static void drain(rank_io_t *io, int nranks, int timeout_ms)
+{
+    struct pollfd pf[2 * 1024];
+    int map[2 * 1024], n = 0;
+    for (int r = 0; r < nranks; r++)
+        for (int k = 0; k < 2; k++)
+            if (io[r].fd[k] >= 0) {
+                pf[n] = (struct pollfd){io[r].fd[k], POLLIN, 0};
+                map[n++] = r * 2 + k;
+            }
+    if (n == 0) {
+        if (timeout_ms > 0)
+            poll(NULL, 0, timeout_ms);
+        return;
+    }
+    if (poll(pf, (nfds_t)n, timeout_ms) <= 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
+        int r = map[i] / 2, k = map[i] % 2;
+        char data[4096];
+        ssize_t got = read(pf[i].fd, data, sizeof data);
+        if (got > 0) {
+            forward(&io[r], k, r, data, (size_t)got, k ? stderr : stdout);
+        } else if (got == 0 || errno != EINTR) {
+            if (io[r].plen[k]) /* last line without newline */
+                forward(&io[r], k, r, "\n", 1, k ? stderr : stdout);
+            close(io[r].fd[k]);
+            io[r].fd[k] = -1;
+        }
+    }
+}
+
+static void describe_status(int rank, int status)
+{
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "intercom-run: rank %d was killed by signal %d (%s)\n", rank,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        fprintf(stderr, "intercom-run: rank %d exited with status %d\n", rank,
+                WEXITSTATUS(status));
+}
+
+int main(int argc, char **argv)
+{
+    int nranks = 0, tag = 0, argi = 1;
+    double timeout = 0;
+    for (; argi < argc && argv[argi][0] == '-'; argi++) {
+        if (strcmp(argv[argi], "-n") == 0 && argi + 1 < argc) {
+            nranks = atoi(argv[++argi]);
+        } else if (strcmp(argv[argi], "--timeout") == 0 && argi + 1 < argc) {
+            timeout = atof(argv[++argi]);
+        } else if (strcmp(argv[argi], "--tag-output") == 0) {
+            tag = 1;
+        } else if (strcmp(argv[argi], "--") == 0) {
+            argi++;
+            break;
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (nranks < 1 || nranks > 1024 || argi >= argc || timeout < 0) {
+        usage();
+        return 2;
+    }
+    char name[64], num[32];
+    ic_shm_job_t *job = NULL;
+    if (ic_shm_job_create(nranks, &job, name, sizeof name) != IC_OK) {
+        fprintf(stderr, "intercom-run: cannot create the job: %s\n", ic_last_error());
+        return 1;
+    }
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    pid_t *pid = calloc((size_t)nranks, sizeof(pid_t));
+    rank_io_t *io = calloc((size_t)nranks, sizeof(rank_io_t));
+    int *alive = calloc((size_t)nranks, sizeof(int));
+    if (!pid || !io || !alive) {
+        fprintf(stderr, "intercom-run: out of memory\n");
+        ic_shm_job_destroy(job);
+        return 1;
+    }
+    setenv("IC_SHM_NAME", name, 1);
+    snprintf(num, sizeof num, "%d", nranks);
+    setenv("IC_SIZE", num, 1);
+    int started = 0, result = 0, failed_rank = -1;
+    for (int r = 0; r < nranks; r++) {
+        int out[2] = {-1, -1}, err[2] = {-1, -1};
+        io[r].fd[0] = io[r].fd[1] = -1;
+        if (tag && (pipe(out) || pipe(err))) {
+            perror("intercom-run: pipe");
+            result = 1;
+            break;
+        }
+        snprintf(num, sizeof num, "%d", r);
+        setenv("IC_RANK", num, 1);
+        pid[r] = fork();
+        if (pid[r] == 0) {
+            signal(SIGINT, SIG_DFL);
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGHUP, SIG_DFL);
+            if (tag) {
+                dup2(out[1], 1);
+                dup2(err[1], 2);
+                close(out[0]);
+                close(out[1]);
+                close(err[0]);
+                close(err[1]);
+            }
+            execvp(argv[argi], argv + argi);
+            fprintf(stderr, "intercom-run: cannot run %s: %s\n", argv[argi], strerror(errno));
+            _exit(127);
+        }
+        if (pid[r] < 0) {
+            perror("intercom-run: fork");
+            result = 1;
+            break;
+        }
+        if (tag) {
+            close(out[1]);
+            close(err[1]);
+            io[r].fd[0] = out[0];
+            io[r].fd[1] = err[0];
+        }
+        alive[r] = 1;
+        started++;
+    }
+    double start = now(), kill_at = 0;
+    int running = started, stopping = result != 0;
+    while (running > 0) {
+        drain(io, nranks, 20);
+        int status;
+        pid_t w;
+        while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+            int r = 0;
+            while (r < nranks && pid[r] != w)
+                r++;
+            if (r == nranks || !alive[r])
+                continue;
+            alive[r] = 0;
+            running--;
+            int bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            if (bad && !stopping) {
+                describe_status(r, status);
+                failed_rank = r;
+                result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                ic_shm_job_mark_failed(job, r, status);
+                stopping = 1;
+            }
+        }
+        if (!stopping && timeout > 0 && now() - start > timeout) {
+            fprintf(stderr, "intercom-run: timeout after %.1f s, stopping the job\n", timeout);
+            ic_shm_job_mark_failed(job, -1, 0);
+            result = 124;
+            stopping = 1;
+        }
+        if (!stopping && interrupted) {
+            fprintf(stderr, "intercom-run: interrupted, stopping the job\n");
+            ic_shm_job_mark_failed(job, -1, 0);
+            result = 128 + interrupted;
+            stopping = 1;
+        }
+        if (stopping && kill_at == 0) {
+            for (int r = 0; r < nranks; r++)
+                if (alive[r])
+                    kill(pid[r], SIGTERM);
+            kill_at = now() + 2.0;
+        }
+        if (stopping && kill_at > 0 && now() > kill_at) {
+            for (int r = 0; r < nranks; r++)
+                if (alive[r])
+                    kill(pid[r], SIGKILL);
+            kill_at = now() + 3600;
+        }
+    }
+    for (int k = 0; k < 50; k++) /* the rest of the output */
+        drain(io, nranks, 0);
+    ic_shm_job_destroy(job);
+    if (failed_rank >= 0)
+        fprintf(stderr, "intercom-run: job failed (rank %d); the other ranks were stopped\n",
+                failed_rank);
+    free(pid);
+    free(io);
+    free(alive);
+    return result;
+}
