@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static ic_request_t *active_list;
 
@@ -69,16 +70,42 @@ static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
     return st;
 }
 
-/* Runs r until it completes or fails. */
+/* The bound on one wait from IC_TIMEOUT (seconds; unset or 0: none). */
+static double wait_limit(void)
+{
+    static double limit = -1;
+    if (limit < 0) {
+        const char *v = getenv("IC_TIMEOUT");
+        limit = v ? strtod(v, NULL) : 0;
+        if (!(limit > 0))
+            limit = 0;
+    }
+    return limit;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs r until it completes, fails, or IC_TIMEOUT passes (a peer that
+ * hangs without dying). */
 static ic_status_t wait_one(ic_request_t *r)
 {
     if (!r->active)
         return r->x.status;
+    double limit = wait_limit(), start = limit > 0 ? now_s() : 0;
     for (;;) {
         int done;
         ic_status_t st = progress_all(r, &done);
         if (st != IC_OK || done || !r->active)
             return st;
+        if (limit > 0 && now_s() - start > limit) {
+            deactivate(r);
+            return ic_set_error(IC_ERR_TIMEOUT, "no progress for %.1f s (IC_TIMEOUT)", limit);
+        }
         ic_transport_t *t = r->comm->t;
         if (t) {
             st = t->ops->wait(t, 0.005);

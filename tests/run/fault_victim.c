@@ -4,7 +4,8 @@
  * Every rank loops over allreduce; after a few rounds rank 2 (or rank 0 of
  * a smaller job) kills itself with SIGKILL, hangs, or exits with status 3.
  * The survivors must leave their collective with an error (or be stopped
- * by the launcher), never hang.
+ * by the launcher), never hang: exit status 42 for IC_ERR_PEER_FAILED, 43
+ * for IC_ERR_TIMEOUT (IC_TIMEOUT set and a peer hangs).
  */
 #define _GNU_SOURCE
 #include "intercom.h"
@@ -37,7 +38,7 @@ int main(int argc, char **argv)
         ic_status_t st = ic_allreduce(x, y, 1024, IC_DOUBLE, IC_SUM, world);
         if (st != IC_OK) {
             fprintf(stderr, "rank %d: allreduce failed: %s\n", rank, ic_last_error());
-            return st == IC_ERR_PEER_FAILED ? 42 : 1;
+            return st == IC_ERR_PEER_FAILED ? 42 : st == IC_ERR_TIMEOUT ? 43 : 1;
         }
     }
 }
