@@ -99,19 +99,7 @@ static unsigned char *addr(ic_exec_t *x, ic_loc_t l)
 
 static void run_local(ic_exec_t *x, const ic_step_t *s)
 {
-    unsigned char *src = addr(x, s->src), *dst = addr(x, s->dst);
-    if (s->kind == IC_STEP_COPY) {
-        memmove(dst, src, s->bytes);
-        return;
-    }
-    const ic_plan_t *pl = &x->plan;
-    size_t count = s->bytes / ic_datatype_size(pl->dtype);
-    if (!(s->flags & IC_RED_DST_LEFT) || pl->op->commutative) {
-        ic_reduce_apply(pl->op, pl->dtype, src, dst, count);
-        return;
-    }
-    ic_reduce_apply(pl->op, pl->dtype, dst, src, count); /* src = dst (op) src */
-    memcpy(dst, src, s->bytes);
+    ic_step_run_local(&x->plan, s, addr(x, s->src), addr(x, s->dst));
 }
 
 static ic_status_t post(ic_exec_t *x, uint32_t i)

@@ -135,6 +135,12 @@ void ic_plan_add_dep(ic_plan_t *pl, long step, long before);
  * aligned to 64 bytes. */
 size_t ic_plan_scratch(ic_plan_t *pl, size_t bytes);
 
+/* Executes a COPY or REDUCE step of pl on resolved addresses (both
+ * engines call it).  COPY has memmove semantics; REDUCE honours
+ * IC_RED_DST_LEFT as documented above. */
+void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *src,
+                       unsigned char *dst);
+
 /* Writes a readable listing of the plan (EXPLAIN-style) to out. */
 void ic_plan_dump(const ic_plan_t *pl, FILE *out);
 

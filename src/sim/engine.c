@@ -114,21 +114,8 @@ static unsigned char *addr(inst_t *in, ic_loc_t l)
 
 static void run_local(engine_t *e, inst_t *in, const ic_step_t *s)
 {
-    if (!e->move)
-        return;
-    unsigned char *src = addr(in, s->src), *dst = addr(in, s->dst);
-    if (s->kind == IC_STEP_COPY) {
-        memmove(dst, src, s->bytes);
-        return;
-    }
-    const ic_plan_t *pl = &in->plan;
-    size_t count = s->bytes / ic_datatype_size(pl->dtype);
-    if (!(s->flags & IC_RED_DST_LEFT) || pl->op->commutative) {
-        ic_reduce_apply(pl->op, pl->dtype, src, dst, count);
-        return;
-    }
-    ic_reduce_apply(pl->op, pl->dtype, dst, src, count); /* src = dst (op) src */
-    memcpy(dst, src, s->bytes);
+    if (e->move)
+        ic_step_run_local(&in->plan, s, addr(in, s->src), addr(in, s->dst));
 }
 
 static int make_ready(engine_t *e, size_t gid, double t)

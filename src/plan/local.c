@@ -1,0 +1,22 @@
+/* local.c — executing a plan's local steps (COPY, REDUCE). */
+#include "plan/plan.h"
+
+#include <string.h>
+
+void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *src,
+                       unsigned char *dst)
+{
+    if (s->kind == IC_STEP_COPY) {
+        memmove(dst, src, s->bytes);
+        return;
+    }
+    size_t count = s->bytes / ic_datatype_size(pl->dtype);
+    if (!(s->flags & IC_RED_DST_LEFT) || pl->op->commutative) {
+        ic_reduce_apply(pl->op, pl->dtype, src, dst, count);
+        return;
+    }
+    /* dst = dst (op) src for a non-commutative op: compute into src (which
+     * the plan lets us clobber), then copy back. */
+    ic_reduce_apply(pl->op, pl->dtype, dst, src, count);
+    memcpy(dst, src, s->bytes);
+}
