@@ -178,8 +178,9 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
                             fn, rb);
     ic_request_t *r = NULL;
     ic_request_t *cached = mode == IC_MODE_BLOCKING ? comm->cache[a->coll] : NULL;
-    if (cached && same_args(&cached->key, a) && cached->key.model.alpha == a->model.alpha &&
-        cached->x.plan.algo == (comm->algo[a->coll] ? comm->algo[a->coll] : cached->x.plan.algo)) {
+    /* ic_comm_set_algorithm drops the cache, so the cached plan still
+     * follows the communicator's choice of algorithm. */
+    if (cached && same_args(&cached->key, a)) {
         r = cached;
     } else {
         st = plan_request(fn, comm, a, &r);
