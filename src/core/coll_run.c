@@ -3,8 +3,9 @@
  *
  * Blocking calls keep the last plan of each collective on the
  * communicator and reuse it when the next call has the same arguments
- * (every form but the v-forms), so a loop of identical calls plans once
- * and allocates nothing.  Every started run is on one process-wide list;
+ * (for the v-forms: the same counts and displacements, compared with the
+ * request's own copies), so a loop of identical calls plans once and
+ * allocates nothing.  Every started run is on one process-wide list;
  * waiting on any request advances all of them, so requests of several
  * communicators never wait for each other.
  */
@@ -46,6 +47,7 @@ static void request_destroy(ic_request_t *r)
     if (r->active)
         deactivate(r);
     ic_exec_release(&r->x);
+    free(r->arrays);
     free(r);
 }
 
@@ -117,11 +119,61 @@ static ic_status_t wait_one(ic_request_t *r)
     }
 }
 
-static bool same_args(const ic_coll_args_t *a, const ic_coll_args_t *b)
+/* The count and displacement arrays of a call, in a fixed order. */
+static void arrays_of(ic_coll_args_t *a, const size_t **slot[6])
 {
-    return a->coll == b->coll && a->dtype == b->dtype && a->op == b->op &&
-           a->root == b->root && a->count == b->count && a->in_place == b->in_place &&
-           !a->counts && !b->counts && !a->scounts && !b->scounts;
+    slot[0] = &a->counts;
+    slot[1] = &a->displs;
+    slot[2] = &a->scounts;
+    slot[3] = &a->sdispls;
+    slot[4] = &a->rcounts;
+    slot[5] = &a->rdispls;
+}
+
+static bool same_array(const size_t *x, const size_t *y, int p)
+{
+    return x == y || (x && y && memcmp(x, y, sizeof(size_t) * (size_t)p) == 0);
+}
+
+/* True when a call with arguments b can reuse the plan built for a (whose
+ * arrays are the request's own copies). */
+static bool same_args(ic_coll_args_t *a, ic_coll_args_t *b, int p)
+{
+    if (a->coll != b->coll || a->dtype != b->dtype || a->op != b->op || a->root != b->root ||
+        a->count != b->count || a->in_place != b->in_place)
+        return false;
+    const size_t **sa[6], **sb[6];
+    arrays_of(a, sa);
+    arrays_of(b, sb);
+    for (int i = 0; i < 6; i++)
+        if (!same_array(*sa[i], *sb[i], p))
+            return false;
+    return true;
+}
+
+/* Makes r->key own copies of the arrays of a. */
+static int copy_arrays(ic_request_t *r, const ic_coll_args_t *a, int p)
+{
+    r->key = *a;
+    const size_t **slot[6];
+    arrays_of(&r->key, slot);
+    int n = 0;
+    for (int i = 0; i < 6; i++)
+        n += *slot[i] != NULL;
+    if (n == 0)
+        return 0;
+    r->arrays = malloc(sizeof(size_t) * (size_t)p * (size_t)n);
+    if (!r->arrays)
+        return -1;
+    size_t *dst = r->arrays;
+    for (int i = 0; i < 6; i++) {
+        if (!*slot[i])
+            continue;
+        memcpy(dst, *slot[i], sizeof(size_t) * (size_t)p);
+        *slot[i] = dst;
+        dst += p;
+    }
+    return 0;
 }
 
 static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a,
@@ -142,7 +194,10 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
         return st;
     }
     r->comm = comm;
-    r->key = *a;
+    if (copy_arrays(r, a, comm->size)) {
+        request_destroy(r);
+        return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
+    }
     *out = r;
     return IC_OK;
 }
@@ -180,7 +235,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     ic_request_t *cached = mode == IC_MODE_BLOCKING ? comm->cache[a->coll] : NULL;
     /* ic_comm_set_algorithm drops the cache, so the cached plan still
      * follows the communicator's choice of algorithm. */
-    if (cached && same_args(&cached->key, a)) {
+    if (cached && same_args(&cached->key, a, comm->size)) {
         r = cached;
     } else {
         st = plan_request(fn, comm, a, &r);

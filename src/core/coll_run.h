@@ -17,6 +17,7 @@ struct ic_request {
     const void *sendbuf;
     void *recvbuf;
     ic_coll_args_t key;     /* arguments the plan was built for (cache) */
+    size_t *arrays;         /* owned copies of key's count/displacement arrays */
     int persistent, active;
     struct ic_request *next; /* in the process's list of active requests */
 };
