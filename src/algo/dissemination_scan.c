@@ -32,26 +32,39 @@ void ic_blk_dissemination_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in,
     int n = v->n, me = v->me;
     if (me < 0 || bytes == 0)
         return;
-    /* Inclusive: x lives in out.  Exclusive: x in scratch, e in out. */
-    ic_loc_t x = exclusive ? ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes)) : out;
-    ic_loc_t y = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
+    /* Inclusive: x lives in out.  Exclusive: e lives in out, and x is the
+     * input itself unless it must change (or the input is out). */
+    bool x_changes = false;
+    for (int d = 1; exclusive && d < n; d *= 2)
+        x_changes |= me - d >= 0 && me + 2 * d < n;
+    ic_loc_t x = out;
+    if (exclusive)
+        x = (!x_changes && (in.buf != out.buf || me == 0))
+                ? in
+                : ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
     ic_plan_copy(pl, in, x, bytes);
+    ic_loc_t y = ic_loc(IC_BUF_NONE, 0);
     bool have_e = false;
     for (int r = 0, d = 1; d < n; r++, d *= 2) {
         if (me + d < n)
             ic_plan_send(pl, ic_view_rank(v, me + d), (uint32_t)r, x, bytes);
         if (me - d < 0)
             continue;
-        ic_plan_recv(pl, ic_view_rank(v, me - d), (uint32_t)r, y, bytes);
-        if (exclusive) {
-            if (have_e)
-                ic_plan_reduce(pl, y, out, bytes, 0);
-            else
-                ic_plan_copy(pl, y, out, bytes);
+        bool update_x = !exclusive || me + 2 * d < n;
+        if (exclusive && !have_e) {
+            /* The first partial from below is e itself. */
+            ic_plan_recv(pl, ic_view_rank(v, me - d), (uint32_t)r, out, bytes);
             have_e = true;
+            if (update_x)
+                ic_plan_reduce(pl, out, x, bytes, 0);
+            continue;
         }
-        /* The exclusive form needs x only if it is sent again. */
-        if (!exclusive || me + 2 * d < n)
+        if (y.buf == IC_BUF_NONE)
+            y = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
+        ic_plan_recv(pl, ic_view_rank(v, me - d), (uint32_t)r, y, bytes);
+        if (exclusive)
+            ic_plan_reduce(pl, y, out, bytes, 0);
+        if (update_x)
             ic_plan_reduce(pl, y, x, bytes, 0);
     }
 }

@@ -143,13 +143,14 @@ double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m)
             bool update_x = !exclusive || i + 2 * d < n;
             bool have_e = exclusive && d > 1;
             if (have_e)
-                t += red; /* e = y (op) e; the first e is a copy */
+                t += red; /* e = y (op) e; the first y lands in e itself */
             if (update_x)
                 t += red;
             /* x may only change after this round's send of it left. */
             if (update_x && i + d < n && sfree[i] > arr[i] + (have_e ? red : 0))
                 t = sfree[i] + red;
-            yfree[i] = t;
+            if (!exclusive || have_e) /* the y buffer was used */
+                yfree[i] = t;
             if (update_x)
                 x[i] = t;
             end = dmax(end, t);
