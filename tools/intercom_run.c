@@ -9,12 +9,17 @@
  * with IC_ERR_PEER_FAILED instead of waiting), stops them (SIGTERM, then
  * SIGKILL after a grace period), says which rank failed and how, and
  * removes the segment.
+ *
+ * When the job has no more ranks than the CPUs the launcher may use, rank
+ * r is bound to the r-th of those CPUs (as MPI launchers do), so that two
+ * ranks never share a core while another sits idle; --no-bind turns it off.
  */
 #define _GNU_SOURCE
 #include "transport/shm/shm.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +34,12 @@ static void on_signal(int sig) { interrupted = sig; }
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: intercom-run -n P [--timeout SECONDS] [--tag-output] program [args...]\n"
+    fprintf(stderr, "usage: intercom-run -n P [--timeout SECONDS] [--tag-output] [--no-bind] "
+                    "program [args...]\n"
                     "  -n P            number of ranks (1..1024)\n"
                     "  --timeout S     stop the job after S seconds (exit status 124)\n"
-                    "  --tag-output    prefix every output line with [rank]\n");
+                    "  --tag-output    prefix every output line with [rank]\n"
+                    "  --no-bind       do not bind rank r to the r-th CPU when P <= CPUs\n");
 }
 
 static double now(void)
@@ -102,6 +109,22 @@ static void drain(rank_io_t *io, int nranks, int timeout_ms)
     }
 }
 
+/* Binds the calling process to the r-th CPU of set (a child, before exec). */
+static void bind_to(const cpu_set_t *set, int r)
+{
+    for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, set))
+            continue;
+        if (seen++ == r) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one); /* best effort */
+            return;
+        }
+    }
+}
+
 static void describe_status(int rank, int status)
 {
     if (WIFSIGNALED(status))
@@ -114,7 +137,7 @@ static void describe_status(int rank, int status)
 
 int main(int argc, char **argv)
 {
-    int nranks = 0, tag = 0, argi = 1;
+    int nranks = 0, tag = 0, bind = 1, argi = 1;
     double timeout = 0;
     for (; argi < argc && argv[argi][0] == '-'; argi++) {
         if (strcmp(argv[argi], "-n") == 0 && argi + 1 < argc) {
@@ -123,6 +146,8 @@ int main(int argc, char **argv)
             timeout = atof(argv[++argi]);
         } else if (strcmp(argv[argi], "--tag-output") == 0) {
             tag = 1;
+        } else if (strcmp(argv[argi], "--no-bind") == 0) {
+            bind = 0;
         } else if (strcmp(argv[argi], "--") == 0) {
             argi++;
             break;
@@ -154,6 +179,9 @@ int main(int argc, char **argv)
         ic_shm_job_destroy(job);
         return 1;
     }
+    cpu_set_t cpus;
+    if (bind && (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < nranks))
+        bind = 0;
     setenv("IC_SHM_NAME", name, 1);
     snprintf(num, sizeof num, "%d", nranks);
     setenv("IC_SIZE", num, 1);
@@ -173,6 +201,8 @@ int main(int argc, char **argv)
             signal(SIGINT, SIG_DFL);
             signal(SIGTERM, SIG_DFL);
             signal(SIGHUP, SIG_DFL);
+            if (bind)
+                bind_to(&cpus, r);
             if (tag) {
                 dup2(out[1], 1);
                 dup2(err[1], 2);
