@@ -158,6 +158,12 @@ ic_status_t ic_init(ic_comm_t **world);
  * been freed first) and releases every resource of the library. */
 ic_status_t ic_finalize(ic_comm_t **world);
 
+/* Stops the whole job, like MPI_Abort: the other ranks' pending and later
+ * calls fail with IC_ERR_PEER_FAILED, intercom-run reports that this rank
+ * aborted with code and stops the job, and this process exits with code
+ * (the call does not return). */
+void ic_abort(ic_comm_t *comm, int code);
+
 ic_status_t ic_comm_size(const ic_comm_t *comm, int *size);
 ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank);
 

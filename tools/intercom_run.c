@@ -244,6 +244,16 @@ int main(int argc, char **argv)
             alive[r] = 0;
             running--;
             int bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            int code = 0, aborter = ic_shm_job_aborted(job, &code);
+            if (bad && !stopping && aborter >= 0) {
+                /* ic_abort: the job's status is the aborting rank's code,
+                 * whoever exits first. */
+                fprintf(stderr, "intercom-run: rank %d aborted the job (code %d)\n", aborter,
+                        code);
+                failed_rank = aborter;
+                result = code;
+                stopping = 1;
+            }
             if (bad && !stopping) {
                 describe_status(r, status);
                 failed_rank = r;

@@ -14,7 +14,9 @@
 #include "transport/shm/shm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 uint64_t ic_comm_child_id(uint64_t parent, uint64_t salt)
@@ -122,6 +124,14 @@ ic_status_t ic_finalize(ic_comm_t **world)
     comm_destroy(w);
     *world = NULL;
     return st;
+}
+
+void ic_abort(ic_comm_t *comm, int code)
+{
+    if (comm && comm->t)
+        comm->t->ops->abort(comm->t, code);
+    fflush(NULL);
+    _exit(code);
 }
 
 ic_status_t ic_comm_size(const ic_comm_t *comm, int *size)

@@ -1,6 +1,6 @@
 /*
  * fault_victim.c — a job in which one rank fails, for the launcher's
- * fault tests:  fault_victim kill|hang|exit
+ * fault tests:  fault_victim kill|hang|exit|abort
  * Every rank loops over allreduce; after a few rounds rank 2 (or rank 0 of
  * a smaller job) kills itself with SIGKILL, hangs, or exits with status 3.
  * The survivors must leave their collective with an error (or be stopped
@@ -32,6 +32,8 @@ int main(int argc, char **argv)
                 raise(SIGKILL);
             if (strcmp(how, "exit") == 0)
                 _exit(3);
+            if (strcmp(how, "abort") == 0)
+                ic_abort(world, 7);
             for (;;)
                 pause(); /* hang */
         }

@@ -24,6 +24,8 @@ int ic_shm_job_attached(const ic_shm_job_t *job);
  * rank's transport calls fail with IC_ERR_PEER_FAILED within a bounded
  * time instead of waiting forever. */
 void ic_shm_job_mark_failed(ic_shm_job_t *job, int rank, int status);
+/* The rank that aborted the job (ops->abort) and its code, or -1. */
+int ic_shm_job_aborted(const ic_shm_job_t *job, int *code);
 /* Unlinks the segment if it still exists, unmaps it, frees job. */
 ic_status_t ic_shm_job_destroy(ic_shm_job_t *job);
 

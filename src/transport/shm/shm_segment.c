@@ -191,6 +191,16 @@ int ic_shm_job_attached(const ic_shm_job_t *job)
     return job ? (int)atomic_load(&job->seg.hdr->nattached) : 0;
 }
 
+int ic_shm_job_aborted(const ic_shm_job_t *job, int *code)
+{
+    if (!job)
+        return -1;
+    int who = atomic_load(&job->seg.hdr->abort_rank);
+    if (who >= 0 && code)
+        *code = atomic_load(&job->seg.hdr->abort_code);
+    return who;
+}
+
 void ic_shm_job_mark_failed(ic_shm_job_t *job, int rank, int status)
 {
     if (!job)
