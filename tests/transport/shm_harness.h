@@ -226,6 +226,25 @@ static inline const char *describe(int st, char *buf, size_t len)
     return buf;
 }
 
+/* Checks a job that should have succeeded: run_job returned 0, every rank
+ * exited with status 0, and the segment is gone.  Prints each problem and
+ * returns how many there were. */
+static inline int job_failures(int rc, const int *status, int n, const char *name)
+{
+    char d[32];
+    int bad = rc != 0;
+    for (int r = 0; r < n; r++)
+        if (!WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
+            printf("FAIL: rank %d: %s\n", r, describe(status[r], d, sizeof d));
+            bad++;
+        }
+    if (!segment_gone(name)) {
+        printf("FAIL: %s still exists\n", name);
+        bad++;
+    }
+    return bad;
+}
+
 /* Sets or clears IC_SHM_NO_CMA for the ranks about to be forked. */
 static inline void set_mode(int nocma)
 {

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         if (!modes[m])
             continue;
         int *status = calloc((size_t)p, sizeof(int));
-        char name[64], d[32];
+        char name[64];
         set_mode(m);
         printf("test_shm_many: %s, %ld cores online\n",
                m ? "IC_SHM_NO_CMA=1" : "default (single copy if permitted)",
@@ -122,17 +122,7 @@ int main(int argc, char **argv)
         double t0 = now_s();
         int rc = run_job(p, many_rank, &a, TIME_LIMIT_S, MARK_BAD, status, name);
         double dt = now_s() - t0;
-        for (int r = 0; r < p; r++)
-            if (!WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
-                printf("FAIL: rank %d: %s\n", r, describe(status[r], d, sizeof d));
-                failures++;
-            }
-        if (rc != 0)
-            failures++;
-        if (!segment_gone(name)) {
-            printf("FAIL: %s still exists\n", name);
-            failures++;
-        }
+        failures += job_failures(rc, status, p, name);
         printf("  job total %.3f s\n", dt);
         free(status);
     }

@@ -235,15 +235,7 @@ int main(void)
         set_mode(m == 1);
         printf("test_shm_match: two ranks, %s\n", mode[m]);
         int rc = run_job(2, pair_rank, m == 2 ? (void *)mode : NULL, 30, MARK_NONE, status, name);
-        for (int r = 0; r < 2; r++)
-            if (rc != 0 || status[r] != 0) {
-                printf("FAIL: rank %d: %s\n", r, describe(status[r], d, sizeof d));
-                bad++;
-            }
-        if (!segment_gone(name)) {
-            printf("FAIL: %s still exists\n", name);
-            bad++;
-        }
+        bad += job_failures(rc, status, 2, name);
     }
     set_mode(0);
     printf("test_shm_match: %s\n", bad ? "FAILED" : "passed");

@@ -269,22 +269,12 @@ int main(int argc, char **argv)
         pair_arg_t a = {m, quick ? 100000 : 1000000, quick ? 800 : 4000, quick ? 8 : 64,
                         quick ? 4 : 16};
         int status[2] = {0, 0};
-        char name[64], d[32];
+        char name[64];
         set_mode(m);
         printf("test_shm_pair: %s\n", m ? "IC_SHM_NO_CMA=1" : "default (single copy if permitted)");
         double t0 = now_s();
         int rc = run_job(2, pair_rank, &a, 300, MARK_BAD, status, name);
-        for (int r = 0; r < 2; r++)
-            if (!WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
-                printf("FAIL: rank %d: %s\n", r, describe(status[r], d, sizeof d));
-                failures++;
-            }
-        if (rc != 0)
-            failures++;
-        if (!segment_gone(name)) {
-            printf("FAIL: %s still exists\n", name);
-            failures++;
-        }
+        failures += job_failures(rc, status, 2, name);
         printf("  job total %.3f s\n", now_s() - t0);
     }
     set_mode(0);
