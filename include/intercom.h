@@ -220,6 +220,20 @@ const char *ic_coll_name(ic_coll_t coll);
 ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
                                   const char *name);
 
+/* Views comm as a logical ndims-dimensional mesh dims[0] x dims[1] x ...
+ * in row-major rank order (the last dimension varies fastest), e.g. the
+ * process grid of a 2-D decomposition.  The mesh-aware algorithms ("dr",
+ * "pfr", the hybrids; docs/algorithms.md) run their rings and trees along
+ * its dimensions.  The product of dims must be the size of comm; ndims is
+ * 1..IC_MESH_MAX_NDIMS.  ndims == 0 restores the default, a line of size
+ * ranks.  Local: every rank should set the same mesh. */
+#define IC_MESH_MAX_NDIMS 8
+ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[]);
+
+/* The mesh of comm: *ndims (1 for the default line) and up to maxdims
+ * dimensions into dims. */
+ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int maxdims);
+
 /* Writes the names of the algorithms available for coll, separated by
  * ", ", into buf (always NUL-terminated, truncated to len). */
 ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len);

@@ -5,6 +5,7 @@
 #ifndef IC_ALGO_COLL_ARGS_H
 #define IC_ALGO_COLL_ARGS_H
 
+#include "algo/mesh.h"
 #include "core/dtype.h"
 #include "intercom.h"
 
@@ -39,6 +40,7 @@ typedef struct ic_coll_args {
     const size_t *scounts, *sdispls, *rcounts, *rdispls;
     bool in_place;
     ic_model_t model; /* used by blocks that decide with the model */
+    const ic_mesh_t *mesh; /* the logical mesh (ic_comm_set_mesh); NULL: a line */
 } ic_coll_args_t;
 
 #endif

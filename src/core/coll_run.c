@@ -211,6 +211,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     if (mode != IC_MODE_BLOCKING && !req)
         return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
     a->model = comm->model;
+    a->mesh = comm->has_mesh ? &comm->mesh : NULL;
     if (sendbuf == IC_IN_PLACE) {
         a->in_place = true;
         sendbuf = NULL;

@@ -301,3 +301,46 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *n
     comm->algo[coll] = al->name;
     return IC_OK;
 }
+
+ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[])
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_set_mesh: comm is NULL");
+    if (ndims < 0 || ndims > IC_MESH_MAX_NDIMS)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_mesh: ndims %d is not in 0..%d", ndims,
+                            IC_MESH_MAX_NDIMS);
+    if (ndims > 0 && !dims)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_mesh: dims is NULL");
+    long prod = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] < 1 || dims[i] > comm->size)
+            return ic_set_error(IC_ERR_ARG, "ic_comm_set_mesh: dims[%d] = %d is not in 1..%d",
+                                i, dims[i], comm->size);
+        prod *= dims[i];
+    }
+    if (ndims > 0 && prod != comm->size)
+        return ic_set_error(IC_ERR_ARG,
+                            "ic_comm_set_mesh: the product of dims is %ld, not the size %d",
+                            prod, comm->size);
+    ic_comm_drop_cache(comm); /* cached plans may use the old mesh */
+    comm->has_mesh = ndims > 0;
+    comm->mesh.d = ndims;
+    for (int i = 0; i < ndims; i++)
+        comm->mesh.dims[i] = dims[i];
+    return IC_OK;
+}
+
+ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int maxdims)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_get_mesh: comm is NULL");
+    if (!ndims)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_get_mesh: ndims is NULL");
+    if (maxdims > 0 && !dims)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_get_mesh: dims is NULL");
+    ic_mesh_t m = comm->has_mesh ? comm->mesh : ic_mesh_line(comm->size);
+    *ndims = m.d;
+    for (int i = 0; i < m.d && i < maxdims; i++)
+        dims[i] = m.dims[i];
+    return IC_OK;
+}

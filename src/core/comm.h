@@ -18,6 +18,8 @@ struct ic_comm {
     uint64_t seq;            /* collectives started so far */
     uint64_t children;       /* communicators derived so far (for child ids) */
     ic_model_t model;
+    ic_mesh_t mesh;          /* logical mesh set by ic_comm_set_mesh */
+    int has_mesh;
     const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
     int is_world;
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */

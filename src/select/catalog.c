@@ -6,6 +6,9 @@
 
 #include "core/status.h"
 #include "core/validate.h"
+#include "algo/builders_alltoall.h"
+#include "algo/builders_mesh.h"
+#include "algo/builders_pipeline.h"
 #include "select/cost.h"
 
 #include <stdlib.h>
@@ -273,6 +276,9 @@ static const ic_algo_t catalog[] = {
      ic_build_scan_dissemination, c_scan},
     {IC_COLL_EXSCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order",
      0, ic_build_scan_dissemination, c_scan},
+#include "select/catalog_mesh.inc"
+#include "select/catalog_alltoall.inc"
+#include "select/catalog_pipeline.inc"
 };
 #undef C
 
@@ -292,10 +298,11 @@ const ic_algo_t *ic_catalog_find(ic_coll_t coll, const char *name)
 
 bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
 {
-    (void)p;
     if (al->coll != a->coll)
         return false;
     if ((al->flags & IC_ALGO_COMMUTATIVE) && a->op && !a->op->commutative)
+        return false;
+    if ((al->flags & IC_ALGO_POW2) && (p & (p - 1)) != 0)
         return false;
     return true;
 }
@@ -352,8 +359,10 @@ ic_status_t ic_plan_build(const char *fn, const ic_coll_args_t *a, int rank, int
                                 ic_coll_name(a->coll), names);
         }
         if (!ic_algo_applies(al, a, size))
-            return ic_set_error(IC_ERR_NOT_APPLICABLE,
-                                "%s: algorithm '%s' needs a commutative operation", fn, algo);
+            return ic_set_error(IC_ERR_NOT_APPLICABLE, "%s: algorithm '%s' needs %s", fn, algo,
+                                (al->flags & IC_ALGO_POW2) && (size & (size - 1))
+                                    ? "a power-of-two number of ranks"
+                                    : "a commutative operation");
     } else {
         al = ic_select(a, size, &a->model);
     }

@@ -12,6 +12,8 @@
 
 /* Entry flags. */
 #define IC_ALGO_COMMUTATIVE 0x1u /* needs a commutative operation */
+#define IC_ALGO_MESH 0x2u        /* follows the logical mesh (ic_comm_set_mesh) */
+#define IC_ALGO_POW2 0x4u        /* needs p to be a power of two */
 
 typedef double (*ic_cost_fn)(const ic_coll_args_t *a, int p, const ic_model_t *m);
 

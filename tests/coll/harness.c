@@ -574,6 +574,7 @@ static int setup(setup_t *s, const tcase_t *c, int only)
             a->rdispls = s->rd + (size_t)r * p;
         }
         a->model = ic_model_default();
+        a->mesh = c->mesh;
     }
     return alloc_buffers(s);
 }

@@ -43,6 +43,7 @@ typedef struct tcase {
     int world_size;         /* 0: p */
     const int *world;       /* member i on node world[i]; NULL: identity */
     bool random_floats;     /* random reals, compared with a tolerance */
+    const ic_mesh_t *mesh;  /* logical mesh of the communicator; NULL: a line */
 } tcase_t;
 
 /* Runs the case; returns 0 when every check passed, else 1 with a message
