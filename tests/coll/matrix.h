@@ -77,8 +77,8 @@ static inline void matrix_run(tally_t *t, ic_coll_t coll, ic_datatype_t t1, ic_d
     const char *ex = getenv("IC_TEST_EXHAUSTIVE");
     bool exhaustive = ex && ex[0] == '1';
     for (size_t a = 0; a < ncat; a++) {
-        /* Mesh-aware entries have their own matrix (test_coll_mesh). */
-        if (cat[a].coll != coll || (cat[a].flags & IC_ALGO_MESH))
+        /* Mesh-aware and other families have their own matrices. */
+        if (cat[a].coll != coll || (cat[a].flags & (IC_ALGO_MESH | IC_ALGO_OWN_TESTS)))
             continue;
         for (int pi = 0; pi < MATRIX_NP; pi++) {
             int p = matrix_ps[pi], roots[17];

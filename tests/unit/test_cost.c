@@ -154,6 +154,8 @@ int main(void)
     const ic_algo_t *cat = ic_catalog(&ncat);
     for (size_t k = 0; k < ncat; k++) {
         const ic_algo_t *al = &cat[k];
+        if (al->flags & (IC_ALGO_MESH | IC_ALGO_OWN_TESTS))
+            continue; /* test_cost_mesh and the families' own cost tests */
         char what[96];
         snprintf(what, sizeof what, "%s/%s", ic_coll_name(al->coll), al->name);
         for (int p = 1; p <= 64; p++) {
