@@ -1,10 +1,62 @@
 /*
  * builders_alltoall.h — plan builders and cost functions of the alltoall family
- * (catalog entries in select/catalog_alltoall.inc).
+ * (catalog entries in select/catalog_alltoall.inc), and the blocks they
+ * compose (one per file: bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c).
  */
 #ifndef IC_ALGO_BUILDERS_ALLTOALL_H
 #define IC_ALGO_BUILDERS_ALLTOALL_H
 
 #include "algo/builders.h"
+#include "algo/mesh.h"
+
+/* ---- blocks ------------------------------------------------------------ */
+
+/* bruck_alltoall.c — block j (b bytes) of member i's send layout reaches
+ * block i of member j's receive layout in ceil(log2 n) rounds, for any n;
+ * intermediate members forward blocks, so every block has the same length
+ * b (all-to-all, not the v-form). */
+void ic_blk_bruck_alltoall(ic_plan_t *pl, const ic_view_t *v, ic_layout_t send,
+                           ic_layout_t recv, size_t b);
+
+/* aap_alltoall.c — the same exchange by direct messages in the step order
+ * of algorithm AAP (dual: its dual-phase variant); n must be a power of
+ * two.  Lengths per block as in ic_blk_pairwise_alltoall. */
+void ic_blk_aap_alltoall(ic_plan_t *pl, const ic_view_t *v, ic_layout_t send,
+                         const size_t *slen, ic_layout_t recv, const size_t *rlen, bool dual);
+/* The n-1 partner masks of AAP on the 2^d-cube (member i's partner in
+ * step s is i XOR masks[s]), in the order of the plain or the dual-phase
+ * algorithm.  masks must hold 2^d - 1 entries; returns how many were
+ * written (2^d - 1), or -1 for d outside 0..30. */
+int ic_aap_masks(int d, bool dual, unsigned *masks);
+
+/* dr_alltoall.c — the exchange on the logical mesh of the whole
+ * communicator (rank is this rank), one stage per dimension; blocks of
+ * b bytes each (all-to-all, not the v-form). */
+void ic_blk_dr_alltoall(ic_plan_t *pl, const ic_mesh_t *mesh, int rank, ic_layout_t send,
+                        ic_layout_t recv, size_t b);
+
+/* bruck_alltoall.c, shared with dr_alltoall.c: appends COPY steps moving n
+ * pieces of b bytes from src[i] to dst[i], one step per run that is
+ * contiguous on both sides; pieces already in place are skipped.  (A
+ * helper on locations; it would sit well in layout.c.) */
+void ic_copy_runs(ic_plan_t *pl, const ic_loc_t *src, const ic_loc_t *dst, int n, size_t b);
+/* True when the n pieces of b bytes at l[0..n-1] lie back to back. */
+bool ic_locs_contiguous(const ic_loc_t *l, int n, size_t b);
+
+/* ---- builders (coll_alltoall_family.c) --------------------------------- */
+
+ic_status_t ic_build_alltoall_bruck(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_alltoall_aap(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_alltoall_aap_dual(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_alltoall_dr(ic_plan_t *pl, const ic_coll_args_t *a);
+
+/* ---- cost functions (select/cost_alltoall.c) --------------------------- */
+
+/* sum over rounds k of alpha + n_k*b*beta, n_k = #{0 < i < p : bit k of i}. */
+double ic_cost_alltoall_bruck(const ic_coll_args_t *a, int p, const ic_model_t *m);
+/* (p-1)*(alpha + b*beta); the v-form prices this rank's average block. */
+double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m);
+/* sum over mesh dimensions k of (m_k - 1)*(alpha + (p/m_k)*b*beta). */
+double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
 #endif

@@ -31,6 +31,9 @@ int main(void)
         for (int wi = 0; wi < 6; wi++) {
             int W = worlds[wi], even[128], odd[128];
             int ne = split_even_odd(W, 0, even), no = split_even_odd(W, 1, odd);
+            /* Entries for powers of two: the pair runs only where both
+             * halves are (the list below checks the refusal). */
+            bool pair = !(cat[a].flags & IC_ALGO_POW2) || !((ne & (ne - 1)) || (no & (no - 1)));
             tcase_t c1 = {0}, c2;
             c1.coll = cat[a].coll;
             c1.algo = cat[a].name;
@@ -49,8 +52,10 @@ int main(void)
             c2.seed = seed++;
             c2.world = odd;
             char msg[512], d[256];
-            if (no == 0 ? run_case(&c1, msg, sizeof msg, NULL) == 0
-                        : run_pair(&c1, &c2, W, msg, sizeof msg) == 0) {
+            if (!pair) {
+                /* not run */
+            } else if (no == 0 ? run_case(&c1, msg, sizeof msg, NULL) == 0
+                               : run_pair(&c1, &c2, W, msg, sizeof msg) == 0) {
                 t.passed++;
             } else if (t.failed++ < 20) {
                 describe(&c1, d, sizeof d);

@@ -1,0 +1,126 @@
+/*
+ * coll_alltoall_family.c — all-to-all(v) builders of the alltoall family:
+ * Bruck (any p, short vectors), AAP and dual-phase AAP (hypercube order,
+ * p = 2^d) and dimensional rings on the logical mesh.
+ */
+#include "algo/builders_alltoall.h"
+
+/* Send and receive layouts of this rank's call (what
+ * ic_build_alltoall_pairwise does): lengths and byte offsets per rank,
+ * displacements of the v-form or packed blocks.  In place, the blocks of
+ * the other ranks move to packed scratch first, so none is overwritten
+ * before it has left, and the own block (already in place) sends nothing. */
+static ic_status_t layouts(ic_plan_t *pl, const ic_coll_args_t *a, ic_layout_t *send,
+                           size_t **slen, ic_layout_t *recv, size_t **rlen)
+{
+    int p = pl->size;
+    size_t es = ic_args_esize(a);
+    size_t *sl = ic_plan_sizes(pl, (size_t)p), *so = ic_plan_sizes(pl, (size_t)p);
+    size_t *rl = ic_plan_sizes(pl, (size_t)p), *ro = ic_plan_sizes(pl, (size_t)p);
+    if (!sl || !so || !rl || !ro)
+        return pl->error;
+    bool v_form = a->coll == IC_COLL_ALLTOALLV;
+    /* In place, MPI takes the send side from the receive counts. */
+    const size_t *sc = v_form && !a->in_place ? a->scounts : a->rcounts;
+    const size_t *sd = v_form && !a->in_place ? a->sdispls : a->rdispls;
+    for (int i = 0; i < p; i++) {
+        rl[i] = (v_form ? a->rcounts[i] : a->count) * es;
+        sl[i] = (v_form ? sc[i] : a->count) * es;
+    }
+    if (v_form && a->rdispls)
+        for (int i = 0; i < p; i++)
+            ro[i] = a->rdispls[i] * es;
+    else
+        ic_prefix_offsets(rl, p, ro);
+    if (v_form && sd)
+        for (int i = 0; i < p; i++)
+            so[i] = sd[i] * es;
+    else
+        ic_prefix_offsets(sl, p, so);
+    *send = (ic_layout_t){ic_loc(IC_BUF_SEND, 0), so};
+    *recv = (ic_layout_t){ic_loc(IC_BUF_RECV, 0), ro};
+    if (a->in_place) {
+        size_t *po = ic_plan_sizes(pl, (size_t)p);
+        if (!po)
+            return pl->error;
+        size_t total = ic_prefix_offsets(rl, p, po);
+        *send = (ic_layout_t){ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, total)), po};
+        for (int i = 0; i < p; i++)
+            if (i != pl->rank)
+                ic_plan_copy(pl, ic_layout_at(recv, i), ic_layout_at(send, i), rl[i]);
+        sl[pl->rank] = 0;
+    }
+    *slen = sl;
+    *rlen = rl;
+    return IC_OK;
+}
+
+/* The equal-block form for the forwarding algorithms (all-to-all only):
+ * packed layouts; in place, the whole receive buffer moves to scratch
+ * first (one copy), the own block included, so the blocks can treat it
+ * as an ordinary send buffer. */
+static ic_status_t even_layouts(ic_plan_t *pl, const ic_coll_args_t *a, ic_layout_t *send,
+                                ic_layout_t *recv, size_t *b)
+{
+    int p = pl->size;
+    *b = a->count * ic_args_esize(a);
+    size_t *off = ic_plan_sizes(pl, (size_t)p);
+    if (!off)
+        return pl->error;
+    for (int i = 0; i < p; i++)
+        off[i] = (size_t)i * *b;
+    *send = (ic_layout_t){ic_loc(IC_BUF_SEND, 0), off};
+    *recv = (ic_layout_t){ic_loc(IC_BUF_RECV, 0), off};
+    if (a->in_place) {
+        size_t total = (size_t)p * *b;
+        send->base = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, total));
+        ic_plan_copy(pl, recv->base, send->base, total);
+    }
+    return pl->error;
+}
+
+ic_status_t ic_build_alltoall_bruck(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_layout_t send, recv;
+    size_t b;
+    if (even_layouts(pl, a, &send, &recv, &b) != IC_OK)
+        return pl->error;
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_bruck_alltoall(pl, &v, send, recv, b);
+    return pl->error;
+}
+
+static ic_status_t build_aap(ic_plan_t *pl, const ic_coll_args_t *a, bool dual)
+{
+    ic_layout_t send, recv;
+    size_t *slen = NULL, *rlen = NULL;
+    if (layouts(pl, a, &send, &slen, &recv, &rlen) != IC_OK)
+        return pl->error;
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_aap_alltoall(pl, &v, send, slen, recv, rlen, dual);
+    return pl->error;
+}
+
+ic_status_t ic_build_alltoall_aap(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return build_aap(pl, a, false);
+}
+
+ic_status_t ic_build_alltoall_aap_dual(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return build_aap(pl, a, true);
+}
+
+ic_status_t ic_build_alltoall_dr(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_layout_t send, recv;
+    size_t b;
+    if (even_layouts(pl, a, &send, &recv, &b) != IC_OK)
+        return pl->error;
+    /* The communicator's mesh; a line where none is set (or, defensively,
+     * where its size is not the communicator's). */
+    ic_mesh_t line = ic_mesh_line(pl->size);
+    const ic_mesh_t *mesh = a->mesh && ic_mesh_size(a->mesh) == pl->size ? a->mesh : &line;
+    ic_blk_dr_alltoall(pl, mesh, pl->rank, send, recv, b);
+    return pl->error;
+}

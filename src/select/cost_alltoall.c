@@ -1,0 +1,66 @@
+/*
+ * cost_alltoall.c — costs of the alltoall family (closed forms of the
+ * headers of algo/bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c) under
+ * the seeds' model; local copies (delta) are not priced, as in cost.h.
+ * Every rank of these plans sends and receives one message of the same
+ * length per step, so the steps add up exactly.
+ */
+#include "algo/builders_alltoall.h"
+
+static size_t block_bytes(const ic_coll_args_t *a)
+{
+    return a->count * ic_datatype_size(a->dtype);
+}
+
+double ic_cost_alltoall_bruck(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t b = block_bytes(a);
+    double t = 0;
+    if (b == 0)
+        return 0;
+    for (int dist = 1; dist < p; dist *= 2) {
+        long moved = 0; /* relative indices 0 < r < p with this bit set */
+        for (int r = 1; r < p; r++)
+            moved += (r & dist) != 0;
+        t += m->alpha + (double)moved * (double)b * m->beta;
+    }
+    return t;
+}
+
+/* For the v-form this rank's average block stands for every step (an
+ * estimate, as the catalog's pairwise entry: other ranks' counts are not
+ * known here). */
+double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t b = block_bytes(a);
+    if (a->coll == IC_COLL_ALLTOALLV) {
+        const size_t *c = a->in_place || !a->scounts ? a->rcounts : a->scounts;
+        size_t s = 0;
+        for (int i = 0; c && i < p; i++)
+            s += c[i];
+        b = s / (size_t)p * ic_datatype_size(a->dtype);
+    }
+    /* Summed step by step as ic_cost_pairwise does, so that the two tie
+     * exactly and the selector keeps the first (pairwise). */
+    double t = 0;
+    for (int k = 1; b > 0 && k < p; k++)
+        t += m->alpha + (double)b * m->beta;
+    return t;
+}
+
+double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t b = block_bytes(a);
+    ic_mesh_t line = ic_mesh_line(p);
+    const ic_mesh_t *mesh = a->mesh && ic_mesh_size(a->mesh) == p ? a->mesh : &line;
+    double t = 0;
+    if (b == 0)
+        return 0;
+    for (int k = 0; k < mesh->d; k++) {
+        /* Step by step, so the line {p} ties exactly with pairwise. */
+        size_t bytes = (size_t)(p / mesh->dims[k]) * b;
+        for (int u = 1; u < mesh->dims[k]; u++)
+            t += m->alpha + (double)bytes * m->beta;
+    }
+    return t;
+}
