@@ -1,0 +1,193 @@
+/*
+ * coll_mesh.c — broadcast, reduce, allreduce, allgather(v) and
+ * reduce-scatter(_block) as stage schedules on the logical mesh (seed 000
+ * sections 8-12, seed 002 "Physical 2D meshes" and its hybrid options,
+ * seed 004's hybrid global combine).
+ *
+ *   broadcast   scatter over the split rings, MST broadcast of the slab
+ *               over the short rings, collect back (MST-SC; all split:
+ *               SC broadcast; none split: MST broadcast).  On a 2-D mesh
+ *               split counts 0, 1, 2 are seed 002's options 1-3.
+ *   reduce      distributed reduction over the split rings, MST reduce of
+ *               the slab over the short rings, gather back (MST-DG; all
+ *               split: DG; on a hypercube the split count is seed 004's
+ *               combine-to-root switch).
+ *   allreduce   distributed reduction over the split rings, ring
+ *               reduce-to-all on each short ring, collect back (split
+ *               none: PFR; all: PFR-DC or DR; in between: PFR-PFR-DC, the
+ *               hybrid global combine generalised to any p).
+ *   allgather, reduce-scatter: collect / distributed reduction over all
+ *               rings (DR, PFR, PFR-DR).
+ * Costs: sums of the stages' block costs (select/cost_mesh.c), e.g. SC
+ * broadcast with equal pieces sum_i (ceil(log2 m_i) + m_i - 1)*alpha +
+ * 2*(p-1)/p*n*beta (m_i powers of two).
+ */
+#include "algo/builders_mesh.h"
+#include "algo/stage_blocks.h"
+
+ic_mesh_t ic_args_mesh(const ic_coll_args_t *a, int p)
+{
+    if (a->mesh && ic_mesh_size(a->mesh) == p)
+        return *a->mesh;
+    return ic_mesh_line(p);
+}
+
+/* Offsets of P nearly equal pieces of count elements. */
+static size_t *even_poff(ic_plan_t *pl, long P, size_t count, size_t es)
+{
+    size_t *poff = ic_plan_sizes(pl, (size_t)P + 1);
+    if (!poff)
+        return NULL;
+    size_t base = count / (size_t)P, rem = count % (size_t)P;
+    for (long q = 0; q <= P; q++)
+        poff[q] = ((size_t)q * base + ((size_t)q < rem ? (size_t)q : rem)) * es;
+    return poff;
+}
+
+static void build_bcast(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t *s,
+                        const size_t *poff)
+{
+    int me = pl->rank;
+    ic_loc_t buf = ic_loc(IC_BUF_RECV, 0);
+    long q = ic_sched_piece_of(s, me);
+    ic_blk_stage_scatter(pl, s, a->root, poff, buf);
+    if (ic_sched_short_size(s) > 1) {
+        ic_view_t v = ic_sched_short_view(s, me, true);
+        int root = ic_sched_short_view(s, a->root, true).me;
+        ic_blk_mst_bcast(pl, &v, root, ic_loc_add(buf, poff[q]), poff[q + 1] - poff[q]);
+    }
+    ic_blk_stage_allgather(pl, s, poff, buf, ic_loc_add(buf, poff[q]));
+}
+
+static void build_reduce(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t *s,
+                         const size_t *poff, long P)
+{
+    int me = pl->rank;
+    ic_loc_t in = a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
+    ic_loc_t work = me == a->root ? ic_loc(IC_BUF_RECV, 0)
+                                  : ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, poff[P]));
+    long q = ic_sched_piece_of(s, me);
+    ic_loc_t slab = ic_loc_add(work, poff[q]);
+    if (s->nsplit > 0)
+        ic_blk_stage_reduce_scatter(pl, s, poff, in, work, ic_loc(IC_BUF_NONE, 0));
+    ic_view_t v = ic_sched_short_view(s, me, true);
+    int root = ic_sched_short_view(s, a->root, true).me;
+    ic_blk_mst_reduce(pl, &v, root, s->nsplit > 0 ? slab : in, slab, poff[q + 1] - poff[q]);
+    ic_blk_stage_gather(pl, s, a->root, poff, work);
+}
+
+static void build_allreduce(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t *s,
+                            const size_t *poff)
+{
+    int me = pl->rank;
+    ic_loc_t in = a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
+    ic_loc_t buf = ic_loc(IC_BUF_RECV, 0);
+    long q = ic_sched_piece_of(s, me);
+    ic_loc_t slab = ic_loc_add(buf, poff[q]), cur = in;
+    size_t bytes = poff[q + 1] - poff[q];
+    if (s->nsplit > 0) {
+        ic_blk_stage_reduce_scatter(pl, s, poff, in, buf, ic_loc(IC_BUF_NONE, 0));
+        cur = slab;
+    }
+    for (int j = s->nsplit; j < s->nrings; j++) {
+        ic_view_t v = ic_sched_view(s, s->order[j], me, true);
+        ic_blk_ring_allreduce(pl, &v, cur, slab, bytes);
+        cur = slab;
+    }
+    if (s->nrings == 0)
+        ic_plan_copy(pl, in, buf, bytes);
+    ic_blk_stage_allgather(pl, s, poff, buf, slab);
+}
+
+/* Allgather(v): pieces are the ranks' blocks in rank order; the user's
+ * layout is used when packed, else a packed scratch copy. */
+static ic_status_t build_allgather(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t *s)
+{
+    int p = pl->size, me = pl->rank;
+    size_t *len = ic_args_block_bytes(pl, a);
+    size_t *off = len ? ic_args_block_offsets(pl, a, len) : NULL;
+    size_t *poff = ic_plan_sizes(pl, (size_t)p + 1);
+    if (!off || !poff)
+        return pl->error;
+    ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
+    ic_loc_t mine = a->in_place ? ic_layout_at(&out, me) : ic_loc(IC_BUF_SEND, 0);
+    bool packed = ic_layout_contiguous(&out, len, 0, p - 1);
+    size_t total = ic_prefix_offsets(len, p, poff);
+    poff[p] = total;
+    if (packed) {
+        for (int r = 0; r <= p; r++)
+            poff[r] += off[0];
+        ic_blk_stage_allgather(pl, s, poff, out.base, mine);
+        if (s->nrings == 0)
+            ic_plan_copy(pl, mine, ic_layout_at(&out, me), len[me]);
+        return pl->error;
+    }
+    ic_loc_t base = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, total));
+    ic_blk_stage_allgather(pl, s, poff, base, mine);
+    for (int r = 0; r < p; r++)
+        ic_plan_copy(pl, r == me ? mine : ic_loc_add(base, poff[r]), ic_layout_at(&out, r),
+                     len[r]);
+    return pl->error;
+}
+
+static ic_status_t build_reduce_scatter(ic_plan_t *pl, const ic_coll_args_t *a,
+                                        const ic_sched_t *s)
+{
+    int p = pl->size, me = pl->rank;
+    size_t *len = ic_args_block_bytes(pl, a);
+    size_t *poff = ic_plan_sizes(pl, (size_t)p + 1);
+    if (!len || !poff)
+        return pl->error;
+    poff[p] = ic_prefix_offsets(len, p, poff);
+    ic_loc_t in = a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
+    ic_loc_t out = ic_loc(IC_BUF_RECV, 0);
+    if (s->nrings == 0) {
+        ic_plan_copy(pl, ic_loc_add(in, poff[me]), out, len[me]);
+        return pl->error;
+    }
+    ic_loc_t work = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, poff[p]));
+    ic_blk_stage_reduce_scatter(pl, s, poff, in, work, out);
+    return pl->error;
+}
+
+ic_status_t ic_build_mesh_sched(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t *s)
+{
+    long P = ic_sched_pieces(s);
+    switch (a->coll) {
+    case IC_COLL_ALLGATHER:
+    case IC_COLL_ALLGATHERV:
+        return build_allgather(pl, a, s);
+    case IC_COLL_REDUCE_SCATTER:
+    case IC_COLL_REDUCE_SCATTER_BLOCK:
+        return build_reduce_scatter(pl, a, s);
+    default:
+        break;
+    }
+    size_t *poff = even_poff(pl, P, a->count, ic_args_esize(a));
+    if (!poff)
+        return pl->error;
+    if (a->coll == IC_COLL_BCAST)
+        build_bcast(pl, a, s, poff);
+    else if (a->coll == IC_COLL_REDUCE)
+        build_reduce(pl, a, s, poff, P);
+    else
+        build_allreduce(pl, a, s, poff);
+    return pl->error;
+}
+
+#define IC_MESH_ENTRY(v, V)                                                    \
+    ic_status_t ic_build_mesh_##v(ic_plan_t *pl, const ic_coll_args_t *a)      \
+    {                                                                          \
+        ic_sched_t s = ic_mesh_sched(a, pl->size, V, &a->model);               \
+        return ic_build_mesh_sched(pl, a, &s);                                 \
+    }                                                                          \
+    double ic_cost_mesh_##v(const ic_coll_args_t *a, int p, const ic_model_t *m) \
+    {                                                                          \
+        ic_sched_t s = ic_mesh_sched(a, p, V, m);                              \
+        return ic_cost_mesh_sched(a, p, &s, m);                                \
+    }
+IC_MESH_ENTRY(dr, IC_MV_DR)
+IC_MESH_ENTRY(pfr, IC_MV_PFR)
+IC_MESH_ENTRY(pfr_dr, IC_MV_PFR_DR)
+IC_MESH_ENTRY(pfr_all, IC_MV_PFR_ALL)
+IC_MESH_ENTRY(hybrid, IC_MV_HYBRID)

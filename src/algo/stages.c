@@ -1,0 +1,106 @@
+/*
+ * stages.c — rings of a refined mesh and stage schedules (see stages.h).
+ */
+#include "algo/stages.h"
+
+ic_sched_t ic_sched_mesh(const ic_mesh_t *m, unsigned factor_mask)
+{
+    ic_sched_t s = {0};
+    int stride = 1;
+    /* Build least significant first, then reverse. */
+    ic_ring_t tmp[IC_RINGS_MAX];
+    int n = 0;
+    for (int k = m->d - 1; k >= 0; k--) {
+        int f[IC_MESH_MAX_DIMS], nf;
+        if (factor_mask & (1u << k)) {
+            nf = ic_prime_factors(m->dims[k], f);
+        } else {
+            nf = m->dims[k] > 1;
+            f[0] = m->dims[k];
+        }
+        /* Ascending factors, the largest fastest: walk them backwards. */
+        for (int j = nf - 1; j >= 0 && n < IC_RINGS_MAX; j--) {
+            tmp[n].size = f[j];
+            tmp[n].stride = stride;
+            stride *= f[j];
+            n++;
+        }
+    }
+    s.nrings = n;
+    for (int t = 0; t < n; t++) {
+        s.ring[t] = tmp[n - 1 - t];
+        s.order[t] = t;
+    }
+    s.nsplit = n;
+    return s;
+}
+
+void ic_sched_set_split(ic_sched_t *s, int nsplit)
+{
+    s->nsplit = nsplit < 0 ? 0 : nsplit > s->nrings ? s->nrings : nsplit;
+}
+
+ic_view_t ic_sched_view(const ic_sched_t *s, int t, int r, bool active)
+{
+    int d = ic_sched_digit(s, t, r);
+    ic_view_t v = {s->ring[t].size, r - d * s->ring[t].stride, s->ring[t].stride,
+                   active ? d : -1};
+    return v;
+}
+
+bool ic_sched_same_digits(const ic_sched_t *s, int r, int root, int lo, int hi)
+{
+    for (int k = lo; k < hi; k++)
+        if (ic_sched_digit(s, s->order[k], r) != ic_sched_digit(s, s->order[k], root))
+            return false;
+    return true;
+}
+
+long ic_sched_pieces(const ic_sched_t *s)
+{
+    return ic_sched_slab_pieces(s, 0);
+}
+
+long ic_sched_slab_pieces(const ic_sched_t *s, int k)
+{
+    long w = 1;
+    for (int j = k; j < s->nsplit; j++)
+        w *= s->ring[s->order[j]].size;
+    return w;
+}
+
+long ic_sched_slab_start(const ic_sched_t *s, int k, int r)
+{
+    long q = 0;
+    for (int j = 0; j < k; j++)
+        q = q * s->ring[s->order[j]].size + ic_sched_digit(s, s->order[j], r);
+    return q * ic_sched_slab_pieces(s, k);
+}
+
+long ic_sched_piece_of(const ic_sched_t *s, int r)
+{
+    return ic_sched_slab_start(s, s->nsplit, r);
+}
+
+int ic_sched_short_size(const ic_sched_t *s)
+{
+    int n = 1;
+    for (int j = s->nsplit; j < s->nrings; j++)
+        n *= s->ring[s->order[j]].size;
+    return n;
+}
+
+ic_view_t ic_sched_short_view(const ic_sched_t *s, int r, bool active)
+{
+    int minstride = 0, off = 0;
+    for (int j = s->nsplit; j < s->nrings; j++) {
+        int t = s->order[j];
+        off += ic_sched_digit(s, t, r) * s->ring[t].stride;
+        if (!minstride || s->ring[t].stride < minstride)
+            minstride = s->ring[t].stride;
+    }
+    if (!minstride)
+        minstride = 1;
+    ic_view_t v = {ic_sched_short_size(s), r - off, minstride, active ? off / minstride : -1};
+    return v;
+}

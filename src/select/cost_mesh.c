@@ -1,0 +1,172 @@
+/*
+ * cost_mesh.c — costs of stage schedules (the mesh-aware entries) and the
+ * choice of a hybrid's parameters.
+ *
+ * A schedule's cost is the sum of its stages, each as long as its slowest
+ * ring (the blocks' own cost functions on that ring's slab lengths).  With
+ * equal pieces every ring of a stage is alike and the stages meet at one
+ * instant, so the sum is the simulated time (tests/unit/test_cost_mesh.c);
+ * otherwise it is an upper bound, since a ring may start before a slower
+ * ring elsewhere finished the previous stage.
+ */
+#include "algo/builders_mesh.h"
+#include "core/dtype.h"
+#include "select/cost.h"
+
+#include <stdlib.h>
+
+double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
+{
+    if (n <= 1 || bytes == 0)
+        return 0;
+    double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma, c = 0;
+    for (int k = 0; k < n - 1; k++) {
+        double arrive = (k + 1) * msg;
+        c = (arrive > c ? arrive : c) + red;
+    }
+    return c;
+}
+
+typedef enum { ST_GATHER_RING, ST_RS_RING, ST_SCATTER, ST_GATHER } stage_kind_t;
+
+/* Cost of split stage k of kind kind: the slowest of its slabs. */
+static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root,
+                         const size_t *poff, const ic_model_t *m)
+{
+    int t = s->order[k], n = s->ring[t].size;
+    long w = ic_sched_slab_pieces(s, k + 1), W = ic_sched_slab_pieces(s, k),
+         P = ic_sched_pieces(s);
+    size_t *len = malloc(sizeof(size_t) * (size_t)n);
+    if (!len)
+        return -1;
+    double worst = 0;
+    int rd = ic_sched_digit(s, t, root);
+    for (long q0 = 0; q0 < P; q0 += W) {
+        for (int u = 0; u < n; u++)
+            len[u] = poff[q0 + (u + 1) * w] - poff[q0 + u * w];
+        double c;
+        switch (kind) {
+        case ST_GATHER_RING:
+            c = ic_cost_ring_allgather(n, len, NULL, m, NULL);
+            break;
+        case ST_RS_RING:
+            c = ic_cost_ring_reduce_scatter(n, len, m, NULL, NULL);
+            break;
+        case ST_SCATTER:
+            c = ic_cost_mst_scatter(NULL, n, rd, len, m, NULL);
+            break;
+        default:
+            c = ic_cost_mst_gather(NULL, n, rd, len, NULL, NULL, m);
+            break;
+        }
+        worst = c > worst ? c : worst;
+    }
+    free(len);
+    return worst;
+}
+
+static double stages_cost(const ic_sched_t *s, stage_kind_t kind, int root, const size_t *poff,
+                          const ic_model_t *m)
+{
+    double t = 0;
+    for (int k = 0; k < s->nsplit; k++)
+        t += stage_cost(s, k, kind, root, poff, m);
+    return t;
+}
+
+static size_t largest_piece(const size_t *poff, long P)
+{
+    size_t b = 0;
+    for (long q = 0; q < P; q++)
+        b = poff[q + 1] - poff[q] > b ? poff[q + 1] - poff[q] : b;
+    return b;
+}
+
+double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
+                          const ic_model_t *m)
+{
+    long P = ic_sched_pieces(s);
+    size_t *poff = malloc(sizeof(size_t) * ((size_t)(P > p ? P : p) + 1));
+    if (!poff)
+        return -1;
+    size_t es = ic_datatype_size(a->dtype);
+    bool blocks = a->coll == IC_COLL_ALLGATHER || a->coll == IC_COLL_ALLGATHERV ||
+                  a->coll == IC_COLL_REDUCE_SCATTER || a->coll == IC_COLL_REDUCE_SCATTER_BLOCK;
+    if (blocks) { /* pieces are the ranks' blocks */
+        size_t o = 0;
+        for (int r = 0; r < p; r++) {
+            poff[r] = o;
+            o += (a->counts ? a->counts[r] : a->count) * es;
+        }
+        poff[p] = o;
+    } else {
+        size_t base = a->count / (size_t)P, rem = a->count % (size_t)P;
+        for (long q = 0; q <= P; q++)
+            poff[q] = ((size_t)q * base + ((size_t)q < rem ? (size_t)q : rem)) * es;
+    }
+    int shortn = ic_sched_short_size(s);
+    int sroot = ic_sched_short_view(s, a->root, true).me;
+    size_t piece = largest_piece(poff, P);
+    double t = 0;
+    switch (a->coll) {
+    case IC_COLL_BCAST:
+        t = stages_cost(s, ST_SCATTER, a->root, poff, m) + ic_cost_mst_bcast(shortn, piece, m) +
+            stages_cost(s, ST_GATHER_RING, 0, poff, m);
+        break;
+    case IC_COLL_REDUCE:
+        t = stages_cost(s, ST_RS_RING, 0, poff, m) + ic_cost_mst_reduce(shortn, sroot, piece, m) +
+            stages_cost(s, ST_GATHER, a->root, poff, m);
+        break;
+    case IC_COLL_ALLREDUCE:
+        t = stages_cost(s, ST_RS_RING, 0, poff, m) + stages_cost(s, ST_GATHER_RING, 0, poff, m);
+        for (int j = s->nsplit; j < s->nrings; j++)
+            t += ic_cost_ring_allreduce(s->ring[s->order[j]].size, piece, m);
+        break;
+    case IC_COLL_ALLGATHER:
+    case IC_COLL_ALLGATHERV:
+        t = stages_cost(s, ST_GATHER_RING, 0, poff, m);
+        break;
+    default: /* reduce-scatter */
+        t = stages_cost(s, ST_RS_RING, 0, poff, m);
+        break;
+    }
+    free(poff);
+    return t;
+}
+
+ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
+                         const ic_model_t *m)
+{
+    ic_mesh_t mesh = ic_args_mesh(a, p);
+    unsigned all = (1u << mesh.d) - 1u;
+    ic_sched_t s;
+    switch (v) {
+    case IC_MV_DR:
+        return ic_sched_mesh(&mesh, 0);
+    case IC_MV_PFR:
+        return ic_sched_mesh(&mesh, all);
+    case IC_MV_PFR_ALL:
+        s = ic_sched_mesh(&mesh, all);
+        ic_sched_set_split(&s, 0);
+        return s;
+    default:
+        break;
+    }
+    /* Search: every set of dimensions to factor, and for the hybrid every
+     * split count; the first cheapest wins (deterministic on all ranks). */
+    ic_sched_t best = ic_sched_mesh(&mesh, 0);
+    double best_t = -1;
+    for (unsigned mask = 0; mask <= all; mask++) {
+        ic_sched_t c = ic_sched_mesh(&mesh, mask);
+        int lo = v == IC_MV_HYBRID ? 0 : c.nrings;
+        for (int j = lo; j <= c.nrings; j++) {
+            ic_sched_set_split(&c, j);
+            double t = ic_cost_mesh_sched(a, p, &c, m);
+            if (best_t < 0 || t < best_t) {
+                best = c;
+                best_t = t;
+            }
+        }
+    }
+    return best;
+}
