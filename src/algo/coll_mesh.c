@@ -51,6 +51,7 @@ static void build_bcast(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t
     ic_loc_t buf = ic_loc(IC_BUF_RECV, 0);
     long q = ic_sched_piece_of(s, me);
     ic_blk_stage_scatter(pl, s, a->root, poff, buf);
+    ic_plan_fence(pl);
     if (ic_sched_short_size(s) > 1) {
         ic_view_t v = ic_sched_short_view(s, me, true);
         int root = ic_sched_short_view(s, a->root, true).me;
@@ -70,6 +71,7 @@ static void build_reduce(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_
     ic_loc_t slab = ic_loc_add(work, poff[q]);
     if (s->nsplit > 0)
         ic_blk_stage_reduce_scatter(pl, s, poff, in, work, ic_loc(IC_BUF_NONE, 0));
+    ic_plan_fence(pl);
     ic_view_t v = ic_sched_short_view(s, me, true);
     int root = ic_sched_short_view(s, a->root, true).me;
     ic_blk_mst_reduce(pl, &v, root, s->nsplit > 0 ? slab : in, slab, poff[q + 1] - poff[q]);
@@ -90,6 +92,7 @@ static void build_allreduce(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sch
         cur = slab;
     }
     for (int j = s->nsplit; j < s->nrings; j++) {
+        ic_plan_fence(pl);
         ic_view_t v = ic_sched_view(s, s->order[j], me, true);
         ic_blk_ring_allreduce(pl, &v, cur, slab, bytes);
         cur = slab;

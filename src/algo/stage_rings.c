@@ -50,6 +50,7 @@ void ic_blk_stage_allgather(ic_plan_t *pl, const ic_sched_t *s, const size_t *po
     int me = pl->rank;
     for (int k = s->nsplit - 1; k >= 0; k--) {
         size_t *off, *len;
+        ic_plan_fence(pl);
         if (!ic_stage_layout(pl, s, k, me, poff, &off, &len))
             return;
         ic_view_t v = ic_sched_view(s, s->order[k], me, true);
@@ -65,6 +66,7 @@ void ic_blk_stage_reduce_scatter(ic_plan_t *pl, const ic_sched_t *s, const size_
     int me = pl->rank;
     for (int k = 0; k < s->nsplit; k++) {
         size_t *off, *len;
+        ic_plan_fence(pl);
         if (!ic_stage_layout(pl, s, k, me, poff, &off, &len))
             return;
         ic_view_t v = ic_sched_view(s, s->order[k], me, true);

@@ -28,6 +28,7 @@ void ic_blk_stage_scatter(ic_plan_t *pl, const ic_sched_t *s, int root, const si
     int me = pl->rank;
     for (int k = 0; k < s->nsplit; k++) {
         size_t *off, *len;
+        ic_plan_fence(pl);
         if (!ic_stage_layout(pl, s, k, me, poff, &off, &len))
             return;
         /* The holders of data agree with the root on every later ring. */
@@ -46,6 +47,7 @@ void ic_blk_stage_gather(ic_plan_t *pl, const ic_sched_t *s, int root, const siz
     int me = pl->rank;
     for (int k = s->nsplit - 1; k >= 0; k--) {
         size_t *off, *len;
+        ic_plan_fence(pl);
         if (!ic_stage_layout(pl, s, k, me, poff, &off, &len))
             return;
         /* The holders of data agree with the root on every later ring. */

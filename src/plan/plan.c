@@ -62,6 +62,8 @@ ic_status_t ic_plan_finish(ic_plan_t *pl)
     free(pl->tmp);
     pl->tmp = NULL;
     pl->ntmp = pl->tmp_cap = 0;
+    pl->sinks = NULL; /* lived in tmp */
+    pl->nsinks = 0;
     return pl->error;
 }
 
@@ -189,8 +191,47 @@ static long append(ic_plan_t *pl, ic_step_t s)
         if (dominates)
             break;
     }
+    /* After a fence: a step that waits for no other new step waits for
+     * the fence's sinks. */
+    bool after_new = false;
+    for (uint32_t i = 0; i < s.ndeps; i++)
+        after_new |= pl->deps[s.dep_first + i] >= pl->fence;
+    for (size_t k = 0; k < pl->nsinks && !after_new; k++) {
+        bool dup = false;
+        for (uint32_t i = 0; i < s.ndeps; i++)
+            dup |= pl->deps[s.dep_first + i] == pl->sinks[k];
+        if (dup)
+            continue;
+        if (push_dep(pl, pl->sinks[k]))
+            return -1;
+        s.ndeps++;
+    }
     pl->steps[pl->nsteps] = s;
     return (long)pl->nsteps++;
+}
+
+void ic_plan_fence(ic_plan_t *pl)
+{
+    size_t lo = pl->fence, n = pl->nsteps;
+    if (pl->error || n == lo)
+        return; /* nothing new: the previous sinks still stand */
+    unsigned char *waited = ic_plan_tmp(pl, n - lo);
+    uint32_t *sinks = ic_plan_tmp(pl, (n - lo) * sizeof(uint32_t));
+    if (!waited || !sinks)
+        return;
+    for (size_t j = lo; j < n; j++)
+        for (uint32_t i = 0; i < pl->steps[j].ndeps; i++) {
+            uint32_t d = pl->deps[pl->steps[j].dep_first + i];
+            if (d >= lo)
+                waited[d - lo] = 1;
+        }
+    size_t ns = 0;
+    for (size_t j = lo; j < n; j++)
+        if (!waited[j - lo])
+            sinks[ns++] = (uint32_t)j;
+    pl->sinks = sinks;
+    pl->nsinks = ns;
+    pl->fence = n;
 }
 
 static void note_extent(ic_plan_t *pl, ic_loc_t l, size_t bytes)

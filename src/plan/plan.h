@@ -97,6 +97,9 @@ typedef struct ic_plan {
     ic_status_t error;      /* first allocation failure while building */
     void **tmp;             /* build-time allocations, freed by ic_plan_finish */
     size_t ntmp, tmp_cap;
+    size_t fence;           /* first step after the last ic_plan_fence */
+    uint32_t *sinks;        /* steps before it that nothing waits for */
+    size_t nsinks;
 } ic_plan_t;
 
 /* Initialises an empty plan for rank of size. */
@@ -130,6 +133,13 @@ long ic_plan_reduce(ic_plan_t *pl, ic_loc_t src, ic_loc_t dst, size_t bytes, uns
 /* Adds "step waits for before" (both indices of existing steps, before <
  * step, and step must be the last step added). */
 void ic_plan_add_dep(ic_plan_t *pl, long step, long before);
+
+/* A fence: every step added from now on waits (directly or through other
+ * new steps) for every step added before.  Stage compositions call it
+ * between stages so a rank does not take up the next stage's messages
+ * while it still works on the previous one (which could delay the
+ * previous stage elsewhere); plain block compositions overlap freely. */
+void ic_plan_fence(ic_plan_t *pl);
 
 /* Reserves scratch: returns the offset of a new region of bytes bytes,
  * aligned to 64 bytes. */

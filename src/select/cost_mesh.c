@@ -42,8 +42,13 @@ static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root
     double worst = 0;
     int rd = ic_sched_digit(s, t, root);
     for (long q0 = 0; q0 < P; q0 += W) {
-        for (int u = 0; u < n; u++)
+        size_t total = 0;
+        for (int u = 0; u < n; u++) {
             len[u] = poff[q0 + (u + 1) * w] - poff[q0 + u * w];
+            total += len[u];
+        }
+        if (total == 0)
+            continue; /* the blocks send no empty messages */
         double c;
         switch (kind) {
         case ST_GATHER_RING:
