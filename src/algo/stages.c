@@ -3,12 +3,15 @@
  */
 #include "algo/stages.h"
 
+#include <stdio.h>
+
 ic_sched_t ic_sched_mesh(const ic_mesh_t *m, unsigned factor_mask)
 {
     ic_sched_t s = {0};
     int stride = 1;
     /* Build least significant first, then reverse. */
     ic_ring_t tmp[IC_RINGS_MAX];
+    int tdim[IC_RINGS_MAX];
     int n = 0;
     for (int k = m->d - 1; k >= 0; k--) {
         int f[IC_MESH_MAX_DIMS], nf;
@@ -22,6 +25,7 @@ ic_sched_t ic_sched_mesh(const ic_mesh_t *m, unsigned factor_mask)
         for (int j = nf - 1; j >= 0 && n < IC_RINGS_MAX; j--) {
             tmp[n].size = f[j];
             tmp[n].stride = stride;
+            tdim[n] = k;
             stride *= f[j];
             n++;
         }
@@ -29,6 +33,7 @@ ic_sched_t ic_sched_mesh(const ic_mesh_t *m, unsigned factor_mask)
     s.nrings = n;
     for (int t = 0; t < n; t++) {
         s.ring[t] = tmp[n - 1 - t];
+        s.dim[t] = tdim[n - 1 - t];
         s.order[t] = t;
     }
     s.nsplit = n;
@@ -103,4 +108,27 @@ ic_view_t ic_sched_short_view(const ic_sched_t *s, int r, bool active)
         minstride = 1;
     ic_view_t v = {ic_sched_short_size(s), r - off, minstride, active ? off / minstride : -1};
     return v;
+}
+
+void ic_sched_describe(const ic_sched_t *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int part = 0; part < 2; part++) {
+        int lo = part ? s->nsplit : 0, hi = part ? s->nrings : s->nsplit;
+        int w = snprintf(buf + used, len - used, "%s", part ? ", short " : "split ");
+        used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
+        if (lo == hi) {
+            w = snprintf(buf + used, len - used, "-");
+            used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
+        }
+        for (int j = lo; j < hi; j++) {
+            int t = s->order[j];
+            const char *sep = j == lo ? "" : s->dim[s->order[j - 1]] == s->dim[t] ? "." : " ";
+            w = snprintf(buf + used, len - used, "%s%d", sep, s->ring[t].size);
+            used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
+        }
+    }
 }

@@ -41,6 +41,7 @@ typedef struct ic_ring {
 typedef struct ic_sched {
     int nrings;
     ic_ring_t ring[IC_RINGS_MAX];  /* most significant first */
+    int dim[IC_RINGS_MAX];         /* the mesh dimension each ring comes from */
     int nsplit;                    /* split rings: order[0 .. nsplit-1] */
     int order[IC_RINGS_MAX];       /* ring indices: split order, then short rings */
 } ic_sched_t;
@@ -80,6 +81,11 @@ long ic_sched_slab_start(const ic_sched_t *s, int k, int r);
  * view; the short rings must be consecutive digits (true for the natural
  * split order).  me = -1 when active is false.  n = 1 without short rings. */
 ic_view_t ic_sched_short_view(const ic_sched_t *s, int r, bool active);
+
+/* A readable form of the schedule, e.g. "split 2.2.2.2 | 32, short -"
+ * (split rings in split order, "." inside a factored dimension, "|"
+ * between dimensions); always NUL-terminated. */
+void ic_sched_describe(const ic_sched_t *s, char *buf, size_t len);
 
 /* Product of the short rings' sizes. */
 int ic_sched_short_size(const ic_sched_t *s);
