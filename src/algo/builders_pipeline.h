@@ -1,10 +1,127 @@
 /*
- * builders_pipeline.h — plan builders and cost functions of the pipeline family
- * (catalog entries in select/catalog_pipeline.inc).
+ * builders_pipeline.h — plan builders, blocks and cost functions of the
+ * pipeline family (catalog entries in select/catalog_pipeline.inc):
+ * segmented pipelines along a chain and the dimension-ordered pipeline
+ * (DOPL) of seed 000 sections 6, 9 and 11, for very long vectors.
+ *
+ * The segment count k is chosen by ic_pipe_segments() from the model; the
+ * builders (algo/coll_pipeline.c) and the cost functions
+ * (select/cost_pipeline.c) both call it, so a price is always the price of
+ * the plan that would be built.
  */
 #ifndef IC_ALGO_BUILDERS_PIPELINE_H
 #define IC_ALGO_BUILDERS_PIPELINE_H
 
 #include "algo/builders.h"
+
+#include <stdbool.h>
+
+/* ---- segments ----------------------------------------------------------- */
+
+/* Upper bound on the segments of one pipeline (tags and plan size). */
+#define IC_PIPE_MAX_SEGMENTS 65536
+
+/* Segments are cut at multiples of IC_PIPE_GRAIN bytes from the start of
+ * the vector (cache lines; always whole elements): a granule is
+ * ic_pipe_grain(es) elements, the lcm of IC_PIPE_GRAIN and es bytes. */
+#define IC_PIPE_GRAIN 64
+size_t ic_pipe_grain(size_t es);
+/* Granules of count elements (the last one may be partial). */
+size_t ic_pipe_units(size_t count, size_t es);
+
+/* The segment count of a pipeline of m nodes moving count elements of es
+ * bytes, per seed 000 section 9 (k_alt = 1):
+ *   k = sqrt((m-2) * n * rate / alpha),   n = count*es bytes,
+ * rate = beta for a broadcast, beta+gamma for a reduction (section 11).
+ * The real optimum is rounded to whichever neighbouring integer gives the
+ * smaller seed time (m-1 + k-1)*(alpha + n/k*rate), then clamped to
+ * [1, min(granules, IC_PIPE_MAX_SEGMENTS)]; m <= 2 gives 1, count 0 gives 0,
+ * alpha <= 0 gives the upper clamp.  Pure: no plan, no allocation. */
+int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model_t *md);
+
+/* A cut of the vector into k segments (bytes): segment s at off[s],
+ * len[s] bytes.  The granules are dealt out evenly, the first
+ * (granules % k) segments holding one more; the last segment ends at the
+ * vector's end (its last granule may be partial), so segment 0 is the
+ * largest.  ic_pipe_seg_bytes(count, es, k, s) is len[s] (pure). */
+size_t ic_pipe_seg_bytes(size_t count, size_t es, int k, int s);
+typedef struct ic_segs {
+    int k;
+    size_t *off, *len;
+} ic_segs_t;
+
+/* Fills sg with the cut of count elements of es bytes into k segments
+ * (arrays owned by the plan); false after an allocation failure. */
+bool ic_segs_make(ic_plan_t *pl, ic_segs_t *sg, size_t count, size_t es, int k);
+
+/* ---- blocks --------------------------------------------------------------- */
+
+/* chain_bcast.c — the root's bytes at buf (cut as sg) reach buf on every
+ * member, segment by segment along the chain root, root+1, ... (view
+ * indices, wrapping).  Every SEND this rank adds also waits for step
+ * after (-1: none).  Returns the index of this rank's last SEND, or after
+ * when it adds none. */
+long ic_blk_chain_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
+                        const ic_segs_t *sg, long after);
+
+/* The visiting order of the rank-ordered reduction chain of m members
+ * ending at root (view indices) into seq (m+1 entries); returns the number
+ * of hops h (seq[0..h]):
+ *   root 0:      m-1, m-2, ..., 0                      (h = m-1)
+ *   root m-1:    0, 1, ..., m-1                        (h = m-1)
+ *   otherwise:   r, r+1, ..., m-1, r-1, ..., 0, r      (h = m; the root
+ *                only sends its input first and receives the result last)
+ * Every node except the first (and except the root when it is both ends)
+ * combines its input with the incoming partial.  m = 1: h = 0. */
+int ic_chain_reduce_order(int m, int root, int *seq);
+
+/* chain_reduce.c — every member's input at in (cut as sg); the reduction
+ * in view order ends at acc on the root (acc may equal in).  Non-roots use
+ * scratch.  commutative: the operation commutes (saves a copy on the nodes
+ * that append).  Every step this rank adds waits for step after (-1:
+ * none).  Returns the index of this rank's last step, or after. */
+long ic_blk_chain_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
+                         ic_loc_t acc, const ic_segs_t *sg, bool commutative, long after);
+
+/* dopl.c — dimension-ordered pipelines on mesh (its size is pl->size).
+ * Broadcast: the root's count elements of es bytes at buf reach buf on
+ * every rank.  Reduce: every rank's input at in; the reduction in rank
+ * order ends at acc on the root. */
+void ic_blk_dopl_bcast(ic_plan_t *pl, const ic_mesh_t *mesh, int root, ic_loc_t buf,
+                       size_t count, size_t es, const ic_model_t *md);
+void ic_blk_dopl_reduce(ic_plan_t *pl, const ic_mesh_t *mesh, int root, ic_loc_t in,
+                        ic_loc_t acc, size_t count, size_t es, bool commutative,
+                        const ic_model_t *md);
+
+/* ---- builders (algo/coll_pipeline.c) ------------------------------------ */
+
+ic_status_t ic_build_bcast_chain(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_dopl(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_chain(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_dopl(ic_plan_t *pl, const ic_coll_args_t *a);
+
+/* The mesh a pipeline entry follows: a->mesh when it has p ranks, else the
+ * line {p}. */
+ic_mesh_t ic_pipe_mesh(const ic_coll_args_t *a, int p);
+/* The model the builders choose segments with: a->model, or m where
+ * a->model is unset (all zero). */
+const ic_model_t *ic_pipe_model(const ic_coll_args_t *a, const ic_model_t *m);
+
+/* ---- costs (select/cost_pipeline.c) ------------------------------------- */
+
+/* Chain broadcast over m nodes, k segments (ic_segs_make's cut):
+ *   sum_s (alpha + len_s*beta) + (m-2)*(alpha + max_s len_s*beta)
+ * (0 for m <= 1 or count 0). */
+double ic_cost_chain_bcast_time(int m, size_t count, size_t es, int k, const ic_model_t *md);
+
+/* Rank-ordered chain reduction of m nodes with root at view index root, k
+ * segments: the engine's exact recurrence (ports and compute unit). */
+double ic_cost_chain_reduce_time(int m, int root, size_t count, size_t es, int k,
+                                 const ic_model_t *md);
+
+double ic_cost_bcast_chain(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_bcast_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_chain(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
 #endif

@@ -1,0 +1,215 @@
+/*
+ * test_cost_pipeline.c — the pipeline family (bcast/reduce "chain" and
+ * "dopl"): the engine's simulated time equals the cost function (the
+ * exact expressions of algo/chain_bcast.c, chain_reduce.c and dopl.c) for
+ * p = 1..64, several roots and sizes (many with k > 1 segments), under the
+ * model {alpha 3, beta 0.011, gamma 0.0057, delta 0} and one where the
+ * compute unit is slower than the ports; dopl on the meshes 5x7, 3x4x5,
+ * 4x4 (every root); and the cost functions equal the headers' closed forms
+ * for equal segments (chain: (m-1 + k-1)*(alpha + n/k*beta); reduce:
+ * h*c + h'*g + (k-1)*max(c, g); dopl: the seed's sum over dimensions).
+ */
+#include "algo/builders_pipeline.h"
+#include "select/catalog.h"
+#include "sim/engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static long passed, failed;
+
+static void expect_eq(double got, double want, const char *what, int p, int root, size_t n)
+{
+    if (fabs(got - want) <= 1e-9 * (fabs(want) + 1)) {
+        passed++;
+        return;
+    }
+    if (failed++ < 50)
+        printf("FAIL %s p=%d root=%d count=%zu: got %.9g, want %.9g\n", what, p, root, n, got,
+               want);
+}
+
+static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0};
+static const ic_model_t MSLOW = {3.0, 0.002, 0.05, 0.0}; /* compute slower than the ports */
+
+static ic_coll_args_t args_of(const ic_algo_t *al, size_t count, int root, const ic_mesh_t *mesh,
+                              const ic_model_t *m)
+{
+    ic_coll_args_t a = {0};
+    a.coll = al->coll;
+    a.dtype = IC_INT32;
+    a.op = IC_SUM;
+    a.root = root;
+    a.count = count;
+    a.model = *m;
+    a.mesh = mesh;
+    return a;
+}
+
+static double simulate(const ic_algo_t *al, int p, size_t count, int root, const ic_mesh_t *mesh,
+                       const ic_model_t *m)
+{
+    ic_coll_args_t *args = calloc((size_t)p, sizeof(*args));
+    for (int i = 0; i < p; i++)
+        args[i] = args_of(al, count, root, mesh, m);
+    ic_sim_job_t job = {0};
+    job.size = p;
+    job.args = args;
+    job.algo = al->name;
+    ic_sim_result_t res = {0};
+    double t = -1;
+    if (ic_sim_run(p, m, &job, 1, false, &res) == IC_OK)
+        t = res.time;
+    else
+        printf("sim failed: %s\n", ic_last_error());
+    free(args);
+    return t;
+}
+
+static double cost_of(const ic_algo_t *al, int p, size_t count, int root, const ic_mesh_t *mesh,
+                      const ic_model_t *m)
+{
+    ic_coll_args_t a = args_of(al, count, root, mesh, m);
+    return al->cost(&a, p, m);
+}
+
+/* Closed forms for k equal segments of L bytes. */
+static double chain_bcast_closed(int m, int k, double L, const ic_model_t *md)
+{
+    return m <= 1 ? 0 : (m - 1 + k - 1) * (md->alpha + L * md->beta);
+}
+static double chain_reduce_closed(int m, int root, int k, double L, const ic_model_t *md)
+{
+    if (m <= 1)
+        return 0;
+    bool middle = root != 0 && root != m - 1;
+    int h = middle ? m : m - 1, hc = middle ? h - 1 : h;
+    double c = md->alpha + L * md->beta, g = L * md->gamma;
+    return h * c + hc * g + (k - 1) * (c > g ? c : g);
+}
+
+int main(void)
+{
+    const ic_algo_t *bc = ic_catalog_find(IC_COLL_BCAST, "chain");
+    const ic_algo_t *bd = ic_catalog_find(IC_COLL_BCAST, "dopl");
+    const ic_algo_t *rc = ic_catalog_find(IC_COLL_REDUCE, "chain");
+    const ic_algo_t *rd = ic_catalog_find(IC_COLL_REDUCE, "dopl");
+    if (!bc || !bd || !rc || !rd) {
+        printf("FAIL: pipeline entries missing from the catalog\n");
+        return 1;
+    }
+    const size_t counts[] = {0, 1, 7, 100, 1000, 4096, 20000};
+    const ic_model_t *models[] = {&M, &MSLOW};
+    long multi = 0; /* engine checks with k > 1 */
+
+    /* 1-D chains: engine == cost function. */
+    for (int mi = 0; mi < 2; mi++)
+        for (int p = 1; p <= 64; p++)
+            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+                size_t n = counts[ci];
+                if (mi == 1 && p % 3 != 0)
+                    continue; /* the second model on a sample */
+                if (n > 4096 && p % 8 > 1)
+                    continue; /* the longest vector on a sample (time) */
+                const ic_model_t *m = models[mi];
+                int roots[3] = {0, p / 2, p - 1};
+                for (int ri = 0; ri < 3; ri++) {
+                    int r = roots[ri];
+                    if (ri > 0 && r == roots[ri - 1])
+                        continue;
+                    expect_eq(simulate(bc, p, n, r, NULL, m), cost_of(bc, p, n, r, NULL, m),
+                              "bcast chain sim", p, r, n);
+                    expect_eq(simulate(rc, p, n, r, NULL, m), cost_of(rc, p, n, r, NULL, m),
+                              "reduce chain sim", p, r, n);
+                    if (ic_pipe_segments(p, n, 4, m->beta, m) > 1)
+                        multi++;
+                }
+            }
+
+    /* The cost expressions against the closed forms, at any k with equal
+     * segments (count = 16*k*j int32: whole 64-byte granules). */
+    for (int mi = 0; mi < 2; mi++)
+        for (int p = 1; p <= 64; p++)
+            for (int k = 1; k <= 200; k += 1 + k / 4)
+                for (size_t j = 1; j <= 9; j += 4) {
+                    const ic_model_t *m = models[mi];
+                    size_t count = 16 * (size_t)k * j;
+                    double L = 64.0 * (double)j;
+                    expect_eq(ic_cost_chain_bcast_time(p, count, 4, k, m),
+                              chain_bcast_closed(p, k, L, m), "bcast chain closed", p, 0, count);
+                    int roots[3] = {0, p / 2, p - 1};
+                    for (int ri = 0; ri < 3; ri++)
+                        expect_eq(ic_cost_chain_reduce_time(p, roots[ri], count, 4, k, m),
+                                  chain_reduce_closed(p, roots[ri], k, L, m),
+                                  "reduce chain closed", p, roots[ri], count);
+                }
+    /* Unequal segments: the largest paces the broadcast pipe. */
+    for (int p = 2; p <= 64; p += 7)
+        for (int k = 1; k <= 50; k += 3) {
+            size_t count = 16 * (size_t)k * 5 + 37;
+            double sum = 0, mx = 0;
+            for (int s = 0; s < k; s++) {
+                double c = M.alpha + (double)ic_pipe_seg_bytes(count, 4, k, s) * M.beta;
+                sum += c;
+                mx = c > mx ? c : mx;
+            }
+            expect_eq(ic_cost_chain_bcast_time(p, count, 4, k, &M), sum + (p - 2) * mx,
+                      "bcast chain unequal", p, 0, count);
+        }
+
+    /* DOPL on meshes: engine == cost function == the sum of chain times;
+     * the seed's closed form where every dimension's segments are equal. */
+    const int shapes[][4] = {{2, 5, 7}, {3, 3, 4, 5}, {2, 4, 4}, {1, 12}, {2, 1, 9}};
+    for (int mi = 0; mi < 2; mi++)
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+            ic_mesh_t mesh = {0};
+            mesh.d = shapes[si][0];
+            for (int i = 0; i < mesh.d; i++)
+                mesh.dims[i] = shapes[si][i + 1];
+            int p = (int)ic_mesh_size(&mesh);
+            const ic_model_t *m = models[mi];
+            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+                size_t n = counts[ci];
+                for (int r = 0; r < p; r++) {
+                    if (mi == 1 && r % 3)
+                        continue;
+                    double tb = simulate(bd, p, n, r, &mesh, m);
+                    double tr = simulate(rd, p, n, r, &mesh, m);
+                    expect_eq(tb, cost_of(bd, p, n, r, &mesh, m), "bcast dopl sim", p, r, n);
+                    expect_eq(tr, cost_of(rd, p, n, r, &mesh, m), "reduce dopl sim", p, r, n);
+                    int rcd[IC_MESH_MAX_DIMS];
+                    ic_mesh_coords(&mesh, r, rcd);
+                    double sb = 0, sr = 0, seedb = 0;
+                    bool equal = true;
+                    for (int i = 0; i < mesh.d; i++) {
+                        int mm = mesh.dims[i];
+                        int kb = ic_pipe_segments(mm, n, 4, m->beta, m);
+                        int len = rcd[i] == 0 || rcd[i] == mm - 1 ? mm : mm + 1;
+                        int kr = ic_pipe_segments(len, n, 4, m->beta + m->gamma, m);
+                        sb += ic_cost_chain_bcast_time(mm, n, 4, kb, m);
+                        sr += ic_cost_chain_reduce_time(mm, rcd[i], n, 4, kr, m);
+                        if (kb > 0) {
+                            equal &= ic_pipe_seg_bytes(n, 4, kb, 0) ==
+                                     ic_pipe_seg_bytes(n, 4, kb, kb - 1);
+                            seedb += (mm > 1) * ((mm - 1) + kb - 1) *
+                                     (m->alpha + 4.0 * (double)n / kb * m->beta);
+                        }
+                        if (kb > 1 && mm > 2)
+                            multi++;
+                    }
+                    expect_eq(tb, sb, "bcast dopl = sum of chains", p, r, n);
+                    expect_eq(tr, sr, "reduce dopl = sum of chains", p, r, n);
+                    if (equal)
+                        expect_eq(tb, seedb, "bcast dopl seed formula", p, r, n);
+                }
+            }
+        }
+    printf("engine checks with k > 1: %ld\n", multi);
+    if (multi < 200) {
+        printf("FAIL: too few pipelined cases\n");
+        failed++;
+    }
+    printf("test_cost_pipeline: %ld passed, %ld failed\n", passed, failed);
+    return failed != 0;
+}
