@@ -9,6 +9,7 @@
  *   dr      the mesh's dimensions, all split          (dimensional rings)
  *   pfr     every dimension in prime factors, all split (prime factors rings)
  *   pfr_dr  the cheapest choice of dimensions to factor (PFR-DR hybrid)
+ *   pfr_alt prime factors rings in seed 000's dimension-alternation order
  *   hybrid / mst_sc / mst_dg
  *           the cheapest choice of dimensions to factor and of how many
  *           rings to split; the rest runs the short-vector method
@@ -27,7 +28,8 @@ typedef enum ic_mesh_variant {
     IC_MV_PFR,     /* prime factors, all split */
     IC_MV_PFR_DR,  /* best factor mask, all split */
     IC_MV_PFR_ALL, /* prime factors, none split (short method on every ring) */
-    IC_MV_HYBRID   /* best factor mask and split count */
+    IC_MV_HYBRID,  /* best factor mask and split count */
+    IC_MV_PFR_ALT  /* prime factors, all split, dimension alternation */
 } ic_mesh_variant_t;
 
 /* The logical mesh of a call. */
@@ -58,6 +60,7 @@ IC_MESH_ENTRY_DECL(pfr)
 IC_MESH_ENTRY_DECL(pfr_dr)
 IC_MESH_ENTRY_DECL(pfr_all)
 IC_MESH_ENTRY_DECL(hybrid)
+IC_MESH_ENTRY_DECL(pfr_alt)
 #undef IC_MESH_ENTRY_DECL
 
 #endif

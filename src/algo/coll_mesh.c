@@ -102,22 +102,33 @@ static void build_allreduce(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sch
     ic_blk_stage_allgather(pl, s, poff, buf, slab);
 }
 
-/* Allgather(v): pieces are the ranks' blocks in rank order; the user's
- * layout is used when packed, else a packed scratch copy. */
+/* Piece offsets of the ranks' blocks: poff[q] for the block of the rank
+ * whose piece is q (rank order when the schedule is natural). */
+static size_t *block_poff(ic_plan_t *pl, const ic_sched_t *s, const size_t *len)
+{
+    int p = pl->size;
+    size_t *poff = ic_plan_sizes(pl, (size_t)p + 1), *plen = ic_plan_sizes(pl, (size_t)p);
+    if (!poff || !plen)
+        return NULL;
+    for (int r = 0; r < p; r++)
+        plen[ic_sched_piece_of(s, r)] = len[r];
+    poff[p] = ic_prefix_offsets(plen, p, poff);
+    return poff;
+}
+
+/* Allgather(v): pieces are the ranks' blocks; the user's layout is used
+ * when it is packed in piece order, else a packed scratch copy. */
 static ic_status_t build_allgather(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t *s)
 {
     int p = pl->size, me = pl->rank;
     size_t *len = ic_args_block_bytes(pl, a);
     size_t *off = len ? ic_args_block_offsets(pl, a, len) : NULL;
-    size_t *poff = ic_plan_sizes(pl, (size_t)p + 1);
-    if (!off || !poff)
+    size_t *poff = off ? block_poff(pl, s, len) : NULL;
+    if (!poff)
         return pl->error;
     ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
     ic_loc_t mine = a->in_place ? ic_layout_at(&out, me) : ic_loc(IC_BUF_SEND, 0);
-    bool packed = ic_layout_contiguous(&out, len, 0, p - 1);
-    size_t total = ic_prefix_offsets(len, p, poff);
-    poff[p] = total;
-    if (packed) {
+    if (ic_sched_natural(s) && ic_layout_contiguous(&out, len, 0, p - 1)) {
         for (int r = 0; r <= p; r++)
             poff[r] += off[0];
         ic_blk_stage_allgather(pl, s, poff, out.base, mine);
@@ -125,11 +136,12 @@ static ic_status_t build_allgather(ic_plan_t *pl, const ic_coll_args_t *a, const
             ic_plan_copy(pl, mine, ic_layout_at(&out, me), len[me]);
         return pl->error;
     }
-    ic_loc_t base = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, total));
+    ic_loc_t base = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, poff[p]));
     ic_blk_stage_allgather(pl, s, poff, base, mine);
+    ic_plan_fence(pl);
     for (int r = 0; r < p; r++)
-        ic_plan_copy(pl, r == me ? mine : ic_loc_add(base, poff[r]), ic_layout_at(&out, r),
-                     len[r]);
+        ic_plan_copy(pl, r == me ? mine : ic_loc_add(base, poff[ic_sched_piece_of(s, r)]),
+                     ic_layout_at(&out, r), len[r]);
     return pl->error;
 }
 
@@ -138,17 +150,24 @@ static ic_status_t build_reduce_scatter(ic_plan_t *pl, const ic_coll_args_t *a,
 {
     int p = pl->size, me = pl->rank;
     size_t *len = ic_args_block_bytes(pl, a);
-    size_t *poff = ic_plan_sizes(pl, (size_t)p + 1);
-    if (!len || !poff)
+    size_t *roff = ic_plan_sizes(pl, (size_t)p);
+    size_t *poff = len && roff ? block_poff(pl, s, len) : NULL;
+    if (!poff)
         return pl->error;
-    poff[p] = ic_prefix_offsets(len, p, poff);
+    ic_prefix_offsets(len, p, roff); /* the input is packed in rank order */
     ic_loc_t in = a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
     ic_loc_t out = ic_loc(IC_BUF_RECV, 0);
     if (s->nrings == 0) {
-        ic_plan_copy(pl, ic_loc_add(in, poff[me]), out, len[me]);
+        ic_plan_copy(pl, ic_loc_add(in, roff[me]), out, len[me]);
         return pl->error;
     }
     ic_loc_t work = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, poff[p]));
+    if (!ic_sched_natural(s)) { /* the input in piece order */
+        for (int r = 0; r < p; r++)
+            ic_plan_copy(pl, ic_loc_add(in, roff[r]),
+                         ic_loc_add(work, poff[ic_sched_piece_of(s, r)]), len[r]);
+        in = work;
+    }
     ic_blk_stage_reduce_scatter(pl, s, poff, in, work, out);
     return pl->error;
 }
@@ -194,3 +213,4 @@ IC_MESH_ENTRY(pfr, IC_MV_PFR)
 IC_MESH_ENTRY(pfr_dr, IC_MV_PFR_DR)
 IC_MESH_ENTRY(pfr_all, IC_MV_PFR_ALL)
 IC_MESH_ENTRY(hybrid, IC_MV_HYBRID)
+IC_MESH_ENTRY(pfr_alt, IC_MV_PFR_ALT)

@@ -132,3 +132,31 @@ void ic_sched_describe(const ic_sched_t *s, char *buf, size_t len)
         }
     }
 }
+
+void ic_sched_alternate(ic_sched_t *s)
+{
+    int collect[IC_RINGS_MAX], n = 0, maxdim = 0;
+    for (int t = 0; t < s->nrings; t++)
+        maxdim = s->dim[t] > maxdim ? s->dim[t] : maxdim;
+    bool taken[IC_RINGS_MAX] = {false};
+    while (n < s->nrings) {
+        for (int k = 0; k <= maxdim; k++)
+            for (int t = 0; t < s->nrings; t++) /* widest first: lowest t */
+                if (!taken[t] && s->dim[t] == k) {
+                    taken[t] = true;
+                    collect[n++] = t;
+                    break;
+                }
+    }
+    for (int j = 0; j < n; j++)
+        s->order[j] = collect[n - 1 - j];
+    s->nsplit = n;
+}
+
+bool ic_sched_natural(const ic_sched_t *s)
+{
+    for (int j = 0; j < s->nrings; j++)
+        if (s->order[j] != j)
+            return false;
+    return true;
+}

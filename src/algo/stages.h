@@ -62,6 +62,19 @@ static inline int ic_sched_digit(const ic_sched_t *s, int t, int r)
     return (r / s->ring[t].stride) % s->ring[t].size;
 }
 
+/* Seed 000 section 5.2's dimension alternation, for a schedule with every
+ * ring split: the collect (the split order run backwards) takes the rings
+ * round-robin over the mesh dimensions, each dimension's most widely
+ * spaced ring first, so the phases moving little data use the spread-out
+ * rings and consecutive phases use different dimensions; the
+ * reduce-scatter (the split order) starts on the closest rings, when the
+ * slabs are largest.  Piece order then differs from rank order. */
+void ic_sched_alternate(ic_sched_t *s);
+
+/* True when the split order is the rings' significance order (pieces are
+ * numbered like ranks). */
+bool ic_sched_natural(const ic_sched_t *s);
+
 /* Ring t through rank r as a view (me = -1 when active is false). */
 ic_view_t ic_sched_view(const ic_sched_t *s, int t, int r, bool active);
 

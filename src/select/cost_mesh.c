@@ -97,13 +97,12 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
     size_t es = ic_datatype_size(a->dtype);
     bool blocks = a->coll == IC_COLL_ALLGATHER || a->coll == IC_COLL_ALLGATHERV ||
                   a->coll == IC_COLL_REDUCE_SCATTER || a->coll == IC_COLL_REDUCE_SCATTER_BLOCK;
-    if (blocks) { /* pieces are the ranks' blocks */
-        size_t o = 0;
-        for (int r = 0; r < p; r++) {
-            poff[r] = o;
-            o += (a->counts ? a->counts[r] : a->count) * es;
-        }
-        poff[p] = o;
+    if (blocks) { /* pieces are the ranks' blocks, in piece order */
+        for (int r = 0; r < p; r++)
+            poff[ic_sched_piece_of(s, r) + 1] = (a->counts ? a->counts[r] : a->count) * es;
+        poff[0] = 0;
+        for (int q = 0; q < p; q++)
+            poff[q + 1] += poff[q];
     } else {
         size_t base = a->count / (size_t)P, rem = a->count % (size_t)P;
         for (long q = 0; q <= P; q++)
@@ -135,6 +134,9 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
         t = stages_cost(s, ST_RS_RING, 0, poff, m);
         break;
     }
+    /* Piece order other than rank order: the blocks are copied once. */
+    if (blocks && !ic_sched_natural(s))
+        t += (double)poff[p] * m->delta;
     free(poff);
     return t;
 }
@@ -150,6 +152,10 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
         return ic_sched_mesh(&mesh, 0);
     case IC_MV_PFR:
         return ic_sched_mesh(&mesh, all);
+    case IC_MV_PFR_ALT:
+        s = ic_sched_mesh(&mesh, all);
+        ic_sched_alternate(&s);
+        return s;
     case IC_MV_PFR_ALL:
         s = ic_sched_mesh(&mesh, all);
         ic_sched_set_split(&s, 0);

@@ -115,7 +115,8 @@ static double closed_form(const ic_algo_t *al, const ic_mesh_t *mesh, size_t cou
     const char *nm = al->name;
     if (count == 0)
         return NAN; /* nothing is sent at all */
-    bool dr = nm[0] == 'd' || (nm[0] == 's' && nm[1] == 'c'), pfr = !strcmp(nm, "pfr");
+    bool dr = nm[0] == 'd' || (nm[0] == 's' && nm[1] == 'c');
+    bool pfr = !strcmp(nm, "pfr") || !strcmp(nm, "pfr_alt");
     switch (al->coll) {
     case IC_COLL_ALLGATHER:
     case IC_COLL_ALLGATHERV:
@@ -202,8 +203,30 @@ static void check_switch_rule(void)
     }
 }
 
+/* The alternation order on 4 x 6 (rings 2 2 | 2 3, strides 12 6 | 3 1):
+ * the collect takes 12, 3, 6, 1; the split order is its reverse. */
+static void check_alternation(void)
+{
+    ic_mesh_t m = {2, {4, 6}};
+    ic_sched_t s = ic_sched_mesh(&m, 3u);
+    ic_sched_alternate(&s);
+    const int want[] = {1, 6, 3, 12};
+    for (int j = 0; j < 4; j++)
+        expect_eq(s.ring[s.order[j]].stride, want[j], "alternation order", &m, (size_t)j);
+    char d[64];
+    ic_sched_describe(&s, d, sizeof d);
+    expect_eq(strcmp(d, "split 3 2 2 2, short -") == 0, 1, d, &m, 0);
+    /* Every rank gets a distinct piece. */
+    int seen[24] = {0};
+    for (int r = 0; r < 24; r++)
+        seen[ic_sched_piece_of(&s, r)]++;
+    for (int q = 0; q < 24; q++)
+        expect_eq(seen[q], 1, "alternation pieces", &m, (size_t)q);
+}
+
 int main(void)
 {
+    check_alternation();
     size_t ncat;
     const ic_algo_t *cat = ic_catalog(&ncat);
     ic_mesh_t meshes[64];
