@@ -25,14 +25,15 @@ typedef struct row {
     ic_coll_t coll;
     const char *shrt, *lng, *hyb;
     ic_mesh_variant_t hv;
+    const char *extra[2]; /* other entries shown for reference, or NULL */
 } row_t;
 
 static const row_t rows[] = {
-    {IC_COLL_BCAST, "mst", "sc", "mst_sc", IC_MV_HYBRID},
-    {IC_COLL_ALLGATHER, "pfr", "dr", "pfr_dr", IC_MV_PFR_DR},
-    {IC_COLL_REDUCE_SCATTER_BLOCK, "pfr", "dr", "pfr_dr", IC_MV_PFR_DR},
-    {IC_COLL_ALLREDUCE, "pfr", "dr", "hybrid", IC_MV_HYBRID},
-    {IC_COLL_REDUCE, "mst", "dg", "mst_dg", IC_MV_HYBRID},
+    {IC_COLL_BCAST, "mst", "sc", "mst_sc", IC_MV_HYBRID, {"chain", "dopl"}},
+    {IC_COLL_ALLGATHER, "pfr", "dr", "pfr_dr", IC_MV_PFR_DR, {NULL, NULL}},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "pfr", "dr", "pfr_dr", IC_MV_PFR_DR, {NULL, NULL}},
+    {IC_COLL_ALLREDUCE, "pfr", "dr", "hybrid", IC_MV_HYBRID, {"pfr_dc", NULL}},
+    {IC_COLL_REDUCE, "mst", "dg", "mst_dg", IC_MV_HYBRID, {"chain", "dopl"}},
 };
 
 static void args_of(ic_coll_args_t *a, ic_coll_t coll, size_t n, int p, const ic_mesh_t *mesh,
@@ -129,8 +130,14 @@ int main(int argc, char **argv)
         const row_t *r = &rows[k];
         printf("\n#### %s\n\n", ic_coll_name(r->coll));
         printf("| n | short: %s | long: %s | hybrid: %s | hybrid / best pure | hybrid's "
-               "schedule |\n|---:|---:|---:|---:|---:|:---|\n",
+               "schedule |",
                r->shrt, r->lng, r->hyb);
+        for (int x = 0; x < 2 && r->extra[x]; x++)
+            printf(" for reference: %s |", r->extra[x]);
+        printf("\n|---:|---:|---:|---:|---:|:---|");
+        for (int x = 0; x < 2 && r->extra[x]; x++)
+            printf("---:|");
+        printf("\n");
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             size_t n = sizes[s];
             double ts = simulate(r->coll, r->shrt, n, &mesh, &m);
@@ -146,7 +153,13 @@ int main(int argc, char **argv)
             fmt_time(tl, t2, sizeof t2);
             fmt_time(th, t3, sizeof t3);
             double best = ts < tl ? ts : tl;
-            printf("| %s | %s | %s | %s | %.3f | %s |\n", nb, t1, t2, t3, th / best, d);
+            printf("| %s | %s | %s | %s | %.3f | %s |", nb, t1, t2, t3, th / best, d);
+            for (int x = 0; x < 2 && r->extra[x]; x++) {
+                char t4[32];
+                fmt_time(simulate(r->coll, r->extra[x], n, &mesh, &m), t4, sizeof t4);
+                printf(" %s |", t4);
+            }
+            printf("\n");
         }
     }
     return 0;
