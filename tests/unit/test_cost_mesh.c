@@ -171,19 +171,23 @@ static ic_mesh_t mk(int d, int a, int b, int c, int e)
     return m;
 }
 
-/* Allreduce on p = 2^d: the hybrid's cost is the best of the d + 1 split
- * counts, and seed 004's rule (halve while the vector is long, then
- * exchange) lands on a split count of equal cost. */
-static void check_switch_rule(void)
+/* On p = 2^d: the hybrid's cost (allreduce, and reduce for combine-to-
+ * root) is the best of the d + 1 split counts, and seed 004's rule (halve
+ * while the vector is long, then exchange) lands on a split count of
+ * equal cost. */
+static void check_switch_rule(ic_coll_t coll, const char *name)
 {
-    const ic_algo_t *hy = ic_catalog_find(IC_COLL_ALLREDUCE, "hybrid");
+    const ic_algo_t *hy = ic_catalog_find(coll, name);
+    char what[96];
+    snprintf(what, sizeof what, "%s/%s vs seed 004 switch rule", ic_coll_name(coll), name);
     for (int d = 1; d <= 6; d++) {
         int p = 1 << d;
         ic_mesh_t line = ic_mesh_line(p);
         for (size_t count = 1; count <= (1u << 16); count *= 4) {
             size_t counts[64];
             ic_coll_args_t a;
-            fill(&a, IC_COLL_ALLREDUCE, count * (size_t)p, counts, p, &line);
+            fill(&a, coll, count * (size_t)p, counts, p, &line);
+            a.root = 0;
             /* Seed 004 section 4: at a level with e dimensions left and
              * vector length x, exchange when x < 2 alpha / ((e-1)(beta+gamma)
              * + gamma), else halve. */
@@ -198,7 +202,7 @@ static void check_switch_rule(void)
             ic_sched_set_split(&s, j);
             double rule = ic_cost_mesh_sched(&a, p, &s, &M);
             double best = hy->cost(&a, p, &M);
-            expect_eq(best, rule, "allreduce/hybrid vs seed 004 switch rule", &line, a.count);
+            expect_eq(best, rule, what, &line, a.count);
         }
     }
 }
@@ -266,7 +270,8 @@ int main(void)
             }
         }
     }
-    check_switch_rule();
+    check_switch_rule(IC_COLL_ALLREDUCE, "hybrid");
+    check_switch_rule(IC_COLL_REDUCE, "mst_dg"); /* combine-to-root, seed 004 section 5 */
     printf("test_cost_mesh: %ld passed, %ld failed\n", passed, failed);
     return failed != 0;
 }
