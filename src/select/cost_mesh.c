@@ -14,6 +14,7 @@
 #include "select/cost.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
 {
@@ -29,9 +30,12 @@ double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
 
 typedef enum { ST_GATHER_RING, ST_RS_RING, ST_SCATTER, ST_GATHER } stage_kind_t;
 
-/* Cost of split stage k of kind kind: the slowest of its slabs. */
+/* Cost of split stage k of kind kind: the slowest of its slabs.  With
+ * monotone pieces (an even partition: the first count % P pieces are one
+ * element longer; or equal blocks) the first slab is the slowest, since
+ * every block cost grows with each length: only it is priced. */
 static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root,
-                         const size_t *poff, const ic_model_t *m)
+                         const size_t *poff, bool monotone, const ic_model_t *m)
 {
     int t = s->order[k], n = s->ring[t].size;
     long w = ic_sched_slab_pieces(s, k + 1), W = ic_sched_slab_pieces(s, k),
@@ -41,7 +45,7 @@ static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root
         return -1;
     double worst = 0;
     int rd = ic_sched_digit(s, t, root);
-    for (long q0 = 0; q0 < P; q0 += W) {
+    for (long q0 = 0; q0 < (monotone ? 1 : P); q0 += W) {
         size_t total = 0;
         for (int u = 0; u < n; u++) {
             len[u] = poff[q0 + (u + 1) * w] - poff[q0 + u * w];
@@ -71,11 +75,11 @@ static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root
 }
 
 static double stages_cost(const ic_sched_t *s, stage_kind_t kind, int root, const size_t *poff,
-                          const ic_model_t *m)
+                          bool monotone, const ic_model_t *m)
 {
     double t = 0;
     for (int k = 0; k < s->nsplit; k++)
-        t += stage_cost(s, k, kind, root, poff, m);
+        t += stage_cost(s, k, kind, root, poff, monotone, m);
     return t;
 }
 
@@ -108,30 +112,34 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
         for (long q = 0; q <= P; q++)
             poff[q] = ((size_t)q * base + ((size_t)q < rem ? (size_t)q : rem)) * es;
     }
+    /* Per-rank counts make pieces of any lengths; otherwise they are
+     * monotone in piece order. */
+    bool mono = !(blocks && a->counts &&
+                  (a->coll == IC_COLL_ALLGATHERV || a->coll == IC_COLL_REDUCE_SCATTER));
     int shortn = ic_sched_short_size(s);
     int sroot = ic_sched_short_view(s, a->root, true).me;
     size_t piece = largest_piece(poff, P);
     double t = 0;
     switch (a->coll) {
     case IC_COLL_BCAST:
-        t = stages_cost(s, ST_SCATTER, a->root, poff, m) + ic_cost_mst_bcast(shortn, piece, m) +
-            stages_cost(s, ST_GATHER_RING, 0, poff, m);
+        t = stages_cost(s, ST_SCATTER, a->root, poff, mono, m) + ic_cost_mst_bcast(shortn, piece, m) +
+            stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
         break;
     case IC_COLL_REDUCE:
-        t = stages_cost(s, ST_RS_RING, 0, poff, m) + ic_cost_mst_reduce(shortn, sroot, piece, m) +
-            stages_cost(s, ST_GATHER, a->root, poff, m);
+        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + ic_cost_mst_reduce(shortn, sroot, piece, m) +
+            stages_cost(s, ST_GATHER, a->root, poff, mono, m);
         break;
     case IC_COLL_ALLREDUCE:
-        t = stages_cost(s, ST_RS_RING, 0, poff, m) + stages_cost(s, ST_GATHER_RING, 0, poff, m);
+        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
         for (int j = s->nsplit; j < s->nrings; j++)
             t += ic_cost_ring_allreduce(s->ring[s->order[j]].size, piece, m);
         break;
     case IC_COLL_ALLGATHER:
     case IC_COLL_ALLGATHERV:
-        t = stages_cost(s, ST_GATHER_RING, 0, poff, m);
+        t = stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
         break;
     default: /* reduce-scatter */
-        t = stages_cost(s, ST_RS_RING, 0, poff, m);
+        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m);
         break;
     }
     /* Piece order other than rank order: the blocks are copied once. */
@@ -139,6 +147,13 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
         t += (double)poff[p] * m->delta;
     free(poff);
     return t;
+}
+
+/* Same search inputs: what the cost of a schedule depends on. */
+static bool same_search(const ic_coll_args_t *x, const ic_coll_args_t *y)
+{
+    return x->coll == y->coll && x->dtype == y->dtype && x->count == y->count &&
+           x->root == y->root && !x->counts && !y->counts;
 }
 
 ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
@@ -163,6 +178,20 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
     default:
         break;
     }
+    /* The engine builds every rank's plan in one thread: remember the last
+     * search (its result depends on the arguments, not on the rank). */
+    static _Thread_local struct {
+        bool valid;
+        ic_coll_args_t a;
+        int p;
+        ic_mesh_variant_t v;
+        ic_model_t m;
+        ic_mesh_t mesh;
+        ic_sched_t s;
+    } memo;
+    if (memo.valid && same_search(&memo.a, a) && memo.p == p && memo.v == v &&
+        !memcmp(&memo.m, m, sizeof *m) && !memcmp(&memo.mesh, &mesh, sizeof mesh))
+        return memo.s;
     /* Search: every set of dimensions to factor, and for the hybrid every
      * split count; the first cheapest wins (deterministic on all ranks). */
     ic_sched_t best = ic_sched_mesh(&mesh, 0);
@@ -179,5 +208,13 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
             }
         }
     }
+    /* Only arguments without per-rank arrays are remembered. */
+    memo.valid = !a->counts;
+    memo.a = *a;
+    memo.p = p;
+    memo.v = v;
+    memo.m = *m;
+    memo.mesh = mesh;
+    memo.s = best;
     return best;
 }
