@@ -93,6 +93,34 @@ int main(void)
                 one(&c, world);
             }
     }
+    /* A logical mesh on real processes: every mesh-aware entry on the shape
+     * of p with the most dimensions (2 x 2 at p = 4, 2 x 2 x 2 at 8, a line
+     * for primes), and the selector's choice with the mesh set. */
+    {
+        ic_mesh_t shapes[64];
+        int ns = ic_mesh_factorizations(p, 3, shapes, 64);
+        const ic_mesh_t *sh = &shapes[0];
+        for (int i = 1; i < ns && i < 64; i++)
+            if (shapes[i].d > sh->d)
+                sh = &shapes[i];
+        if (ic_comm_set_mesh(world, sh->d, sh->dims) != IC_OK) {
+            printf("rank %d: ic_comm_set_mesh: %s\n", me, ic_last_error());
+            return 1;
+        }
+        for (size_t a = 0; a < ncat; a++) {
+            if (!(cat[a].flags & IC_ALGO_MESH) && a > 0 && cat[a - 1].coll == cat[a].coll)
+                continue;
+            const char *algo = (cat[a].flags & IC_ALGO_MESH) && p <= 8 ? cat[a].name : NULL;
+            if (!algo && (cat[a].flags & IC_ALGO_MESH))
+                continue;
+            for (int ci = 1; ci < 4; ci += 2) {
+                tcase_t c = make(cat[a].coll, algo, p, counts[ci], seed++);
+                c.mesh = sh;
+                one(&c, world);
+            }
+        }
+        ic_comm_set_mesh(world, 0, NULL);
+    }
     /* A split: even and odd ranks, reversed keys. */
     if (ic_comm_split(world, me % 2, -me, &half) != IC_OK) {
         printf("rank %d: ic_comm_split: %s\n", me, ic_last_error());

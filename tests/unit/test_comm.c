@@ -388,6 +388,32 @@ static void test_errors(ic_comm_t *w)
     ERR(IC_ERR_BUFFER, "ic_allreduce", ic_allreduce(sb, IC_IN_PLACE, 4, I, IC_SUM, w));
 }
 
+/* ic_comm_set_mesh / ic_comm_get_mesh on a world of one rank. */
+static void test_mesh(ic_comm_t *w)
+{
+    int dims[IC_MESH_MAX_NDIMS + 1] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, nd = -1, got[4] = {0};
+    OK(ic_comm_get_mesh(w, &nd, got, 4), nd == 1 && got[0] == 1);
+    OK(ic_comm_set_mesh(w, 2, dims), 1);
+    OK(ic_comm_get_mesh(w, &nd, got, 4), nd == 2 && got[0] == 1 && got[1] == 1);
+    ERR(IC_ERR_ARG, "ic_comm_set_mesh", ic_comm_set_mesh(w, IC_MESH_MAX_NDIMS + 1, dims));
+    CHECK(has(ic_last_error(), "ndims"), "ndims message: %s", ic_last_error());
+    ERR(IC_ERR_ARG, "ic_comm_set_mesh", ic_comm_set_mesh(w, 2, NULL));
+    CHECK(has(ic_last_error(), "dims is NULL"), "dims message: %s", ic_last_error());
+    int bad[2] = {1, 2};
+    ERR(IC_ERR_ARG, "ic_comm_set_mesh", ic_comm_set_mesh(w, 2, bad));
+    CHECK(has(ic_last_error(), "dims[1] = 2"), "dims[1] message: %s", ic_last_error());
+    bad[1] = 0;
+    ERR(IC_ERR_ARG, "ic_comm_set_mesh", ic_comm_set_mesh(w, 2, bad));
+    CHECK(ic_comm_set_mesh(NULL, 1, dims) == IC_ERR_COMM, "NULL comm");
+    /* A failed call leaves the mesh as it was; mesh algorithms still run. */
+    OK(ic_comm_get_mesh(w, &nd, got, 4), nd == 2);
+    OK(ic_comm_set_algorithm(w, IC_COLL_ALLREDUCE, "hybrid"), 1);
+    RUN(0, 0, ic_allreduce(sb, rb, 4, IC_INT32, IC_SUM, w), rb_is(0, 0, 4));
+    OK(ic_comm_set_algorithm(w, IC_COLL_ALLREDUCE, NULL), 1);
+    OK(ic_comm_set_mesh(w, 0, NULL), 1);
+    OK(ic_comm_get_mesh(w, &nd, got, 4), nd == 1 && got[0] == 1);
+}
+
 static void test_algorithms(ic_comm_t *w)
 {
     char names[256];
@@ -459,6 +485,7 @@ static void test_comm_lifecycle(void)
     test_collectives(w);
     test_errors(w);
     test_algorithms(w);
+    test_mesh(w);
     test_overflow(w);
 
     OK(ic_comm_split(w, 0, 7, &c), c != NULL && c != w);

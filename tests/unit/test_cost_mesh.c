@@ -228,9 +228,42 @@ static void check_alternation(void)
         expect_eq(seen[q], 1, "alternation pieces", &m, (size_t)q);
 }
 
+/* Seed 002's three 2-D broadcast options are the DR schedules with 0, 1
+ * and 2 split rings on an r x c mesh (r, c powers of two; dimension 0, of
+ * r ranks, is the column):
+ *   1  MST over the mesh:                  log2(p)*(alpha + n*beta)
+ *   2  scatter in the column, MST in rows, allgather in the column:
+ *      (log2 p + r - 1)*alpha + (2(r-1) + log2 c)/r*n*beta
+ *   3  scatter column, scatter rows, allgather rows, allgather column:
+ *      (log2 p + r + c - 2)*alpha + 2(p-1)/p*n*beta */
+static void check_bcast_options(int r, int c)
+{
+    ic_mesh_t m = {2, {r, c}};
+    int p = r * c, lr = log2_exact(r), lc = log2_exact(c);
+    size_t counts[64];
+    for (size_t count = (size_t)p; count <= (size_t)p * 4096; count *= 8) {
+        ic_coll_args_t a;
+        fill(&a, IC_COLL_BCAST, count, counts, p, &m);
+        double n = 4.0 * (double)count, al = M.alpha, b = M.beta;
+        double want[3] = {(lr + lc) * (al + n * b),
+                          (lr + lc + r - 1) * al + (2.0 * (r - 1) + lc) / r * n * b,
+                          (lr + lc + r + c - 2) * al + 2.0 * (p - 1) / p * n * b};
+        for (int j = 0; j < 3; j++) {
+            ic_sched_t s = ic_sched_mesh(&m, 0);
+            ic_sched_set_split(&s, j);
+            char what[64];
+            snprintf(what, sizeof what, "bcast seed 002 option %d", j + 1);
+            expect_eq(ic_cost_mesh_sched(&a, p, &s, &M), want[j], what, &m, count);
+        }
+    }
+}
+
 int main(void)
 {
     check_alternation();
+    check_bcast_options(4, 8);
+    check_bcast_options(8, 4);
+    check_bcast_options(2, 16);
     size_t ncat;
     const ic_algo_t *cat = ic_catalog(&ncat);
     ic_mesh_t meshes[64];
