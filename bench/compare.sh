@@ -15,7 +15,7 @@
 # Environment: R (repetitions, >= 5, default 7), AR_ITERS/AR_WARMUP
 # (allreduce, default 10000/1000), BC_ITERS/BC_WARMUP (bcast, default
 # 200/20), BUILD_DIR (default build), MPIRUN_EXTRA (more mpirun options),
-# PIN=1 (pin intercom rank r to CPU r mod nproc with taskset, as Open MPI
+# PIN=1 (pin intercom rank r to CPU r mod the online CPUs with taskset, as Open MPI
 # binds its ranks to cores by default; output bench/results/compare-p2-pinned.txt).
 set -euo pipefail
 
@@ -52,7 +52,7 @@ IC_RUN=("$BUILD_DIR/intercom-run" -n "$P" "$BUILD_DIR/intercom-bench")
 if [ "$PIN" = 1 ]; then
     # shellcheck disable=SC2016
     IC_RUN=("$BUILD_DIR/intercom-run" -n "$P" sh -c
-            'exec taskset -c $((IC_RANK % $(nproc))) "$0" "$@"' "$BUILD_DIR/intercom-bench")
+            'exec taskset -c $((IC_RANK % $(getconf _NPROCESSORS_ONLN))) "$0" "$@"' "$BUILD_DIR/intercom-bench")
 fi
 # shellcheck disable=SC2206
 MPI_RUN=(mpirun -n "$P" --oversubscribe --allow-run-as-root --mca pml ob1
