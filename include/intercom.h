@@ -220,6 +220,31 @@ const char *ic_coll_name(ic_coll_t coll);
 ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
                                   const char *name);
 
+/* The cost model the selector prices algorithms with (the seeds' model):
+ * a message of n bytes costs alpha + n*beta, combining n bytes n*gamma,
+ * copying n bytes n*delta (seconds, seconds per byte).  ic_init takes them
+ * from the tune file written by intercom-tune (IC_TUNE_FILE, see
+ * docs/tuning.md) or uses defaults for shared memory; derived
+ * communicators inherit their parent's. */
+typedef struct ic_model_params {
+    double alpha, beta, gamma, delta;
+} ic_model_params_t;
+
+/* Sets comm's model (every value finite and >= 0, alpha > 0); later calls
+ * choose with it.  Local: every rank should set the same values. */
+ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m);
+ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m);
+
+/* Explains how comm would run coll for count elements of dtype per rank
+ * (per rank block for the block collectives; every rank's count for the
+ * v-forms) with root (ignored where there is none) and a commutative
+ * operation (IC_SUM): the call, the model, every candidate algorithm with
+ * its predicted time (mesh-aware ones on their best logical mesh), and the
+ * choice.  The same text IC_EXPLAIN=1 prints on rank 0 when a call is
+ * decided.  buf is always NUL-terminated (truncated to len). */
+ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t count,
+                       ic_datatype_t dtype, int root, char *buf, size_t len);
+
 /* Views comm as a logical ndims-dimensional mesh dims[0] x dims[1] x ...
  * in row-major rank order (the last dimension varies fastest), e.g. the
  * process grid of a 2-D decomposition.  The mesh-aware algorithms ("dr",

@@ -12,6 +12,7 @@
 #include "core/coll_run.h"
 
 #include "core/status.h"
+#include "core/strategy.h"
 #include "core/validate.h"
 #include "select/catalog.h"
 
@@ -180,7 +181,13 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
                                 ic_request_t **out)
 {
     ic_plan_t pl;
-    ic_status_t st = ic_plan_build(fn, a, comm->rank, comm->size, comm->algo[a->coll], &pl);
+    const ic_algo_t *forced;
+    ic_status_t st = ic_catalog_force(fn, a, comm->size, comm->algo[a->coll], &forced);
+    if (st != IC_OK)
+        return st;
+    ic_choice_t choice;
+    ic_strategy_decide(comm, a, forced, &choice);
+    st = ic_plan_build_choice(fn, a, comm->rank, comm->size, &choice, &pl);
     if (st != IC_OK)
         return st;
     ic_request_t *r = calloc(1, sizeof(*r));
@@ -273,6 +280,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
 
 void ic_comm_drop_cache(ic_comm_t *comm)
 {
+    ic_strategy_clear(comm);
     for (int c = 0; c < IC_COLL_COUNT; c++) {
         request_destroy(comm->cache[c]);
         comm->cache[c] = NULL;

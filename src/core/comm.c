@@ -28,6 +28,9 @@ uint64_t ic_comm_child_id(uint64_t parent, uint64_t salt)
     return h;
 }
 
+ic_status_t ic_apply_algo_env(ic_comm_t *c); /* overrides.c */
+static void comm_destroy(ic_comm_t *c);
+
 static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
                             const ic_comm_t *parent, ic_comm_t **out)
 {
@@ -98,6 +101,13 @@ ic_status_t ic_init(ic_comm_t **world)
     }
     c->is_world = 1;
     c->t = t;
+    st = ic_apply_algo_env(c);
+    if (st != IC_OK) { /* every rank reads the same environment and fails alike */
+        if (t)
+            t->ops->close(t);
+        comm_destroy(c);
+        return st;
+    }
     *world = c;
     return IC_OK;
 }
@@ -292,7 +302,7 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *n
     }
     const ic_algo_t *al = ic_catalog_find(coll, name);
     if (!al) {
-        char names[256];
+        char names[512];
         ic_algorithms(coll, names, sizeof names);
         return ic_set_error(IC_ERR_UNKNOWN_ALGO,
                             "ic_comm_set_algorithm: unknown algorithm '%s' for %s (valid: %s)",
@@ -342,5 +352,35 @@ ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int 
     *ndims = m.d;
     for (int i = 0; i < m.d && i < maxdims; i++)
         dims[i] = m.dims[i];
+    return IC_OK;
+}
+
+ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_set_model: comm is NULL");
+    if (!m)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m is NULL");
+    const double v[4] = {m->alpha, m->beta, m->gamma, m->delta};
+    const char *names[4] = {"alpha", "beta", "gamma", "delta"};
+    for (int i = 0; i < 4; i++)
+        if (!(v[i] >= 0 && v[i] <= 1e3)) /* also rejects NaN */
+            return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->%s = %g is not in [0, 1000]",
+                                names[i], v[i]);
+    if (!(m->alpha > 0))
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->alpha must be > 0");
+    ic_comm_drop_cache(comm); /* cached plans were chosen with the old model */
+    comm->model = (ic_model_t){m->alpha, m->beta, m->gamma, m->delta};
+    return IC_OK;
+}
+
+ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_get_model: comm is NULL");
+    if (!m)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_get_model: m is NULL");
+    *m = (ic_model_params_t){comm->model.alpha, comm->model.beta, comm->model.gamma,
+                             comm->model.delta};
     return IC_OK;
 }

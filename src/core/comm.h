@@ -6,10 +6,20 @@
 #define IC_CORE_COMM_H
 
 #include "algo/coll_args.h"
+#include "select/catalog.h"
 #include "intercom.h"
 #include "transport/transport.h"
 
 #include <stdint.h>
+
+/* One remembered decision (seed 000 section 15.1's strategy cache): calls
+ * of the same collective, size class, root kind, element size and
+ * commutativity reuse it (strategy.c). */
+typedef struct ic_strategy {
+    int valid, coll, size_class, root_kind, esize, commutative;
+    ic_choice_t choice;
+} ic_strategy_t;
+#define IC_STRATEGY_SLOTS 64
 
 struct ic_comm {
     int size, rank;
@@ -24,6 +34,8 @@ struct ic_comm {
     int is_world;
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
     struct ic_request *cache[IC_COLL_COUNT]; /* last plan of each collective */
+    ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */
+    unsigned strategy_next;
 };
 
 /* Split arithmetic: given every member's color and key, computes the

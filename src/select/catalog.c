@@ -307,22 +307,6 @@ bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
     return true;
 }
 
-const ic_algo_t *ic_select(const ic_coll_args_t *a, int p, const ic_model_t *m)
-{
-    const ic_algo_t *best = NULL;
-    double best_t = 0;
-    for (size_t i = 0; i < sizeof catalog / sizeof catalog[0]; i++) {
-        if (!ic_algo_applies(&catalog[i], a, p))
-            continue;
-        double t = catalog[i].cost(a, p, m);
-        if (!best || t < best_t) {
-            best = &catalog[i];
-            best_t = t;
-        }
-    }
-    return best;
-}
-
 ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len)
 {
     if (!buf || len == 0)
@@ -342,42 +326,61 @@ ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len)
     return IC_OK;
 }
 
-ic_status_t ic_plan_build(const char *fn, const ic_coll_args_t *a, int rank, int size,
-                          const char *algo, ic_plan_t *pl)
+ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, const char *algo,
+                             const ic_algo_t **out)
 {
-    ic_status_t st = ic_validate_args(fn, a, rank, size);
-    if (st != IC_OK)
-        return st;
-    const ic_algo_t *al;
-    if (algo && strcmp(algo, "auto") != 0) {
-        al = ic_catalog_find(a->coll, algo);
-        if (!al) {
-            char names[256];
-            ic_algorithms(a->coll, names, sizeof names);
-            return ic_set_error(IC_ERR_UNKNOWN_ALGO,
-                                "%s: unknown algorithm '%s' for %s (valid: %s)", fn, algo,
-                                ic_coll_name(a->coll), names);
-        }
-        if (!ic_algo_applies(al, a, size))
-            return ic_set_error(IC_ERR_NOT_APPLICABLE, "%s: algorithm '%s' needs %s", fn, algo,
-                                (al->flags & IC_ALGO_POW2) && (size & (size - 1))
-                                    ? "a power-of-two number of ranks"
-                                    : "a commutative operation");
-    } else {
-        al = ic_select(a, size, &a->model);
+    *out = NULL;
+    if (!algo || strcmp(algo, "auto") == 0)
+        return IC_OK;
+    const ic_algo_t *al = ic_catalog_find(a->coll, algo);
+    if (!al) {
+        char names[512];
+        ic_algorithms(a->coll, names, sizeof names);
+        return ic_set_error(IC_ERR_UNKNOWN_ALGO, "%s: unknown algorithm '%s' for %s (valid: %s)",
+                            fn, algo, ic_coll_name(a->coll), names);
     }
+    if (!ic_algo_applies(al, a, p))
+        return ic_set_error(IC_ERR_NOT_APPLICABLE, "%s: algorithm '%s' needs %s", fn, algo,
+                            (al->flags & IC_ALGO_POW2) && (p & (p - 1))
+                                ? "a power-of-two number of ranks"
+                                : "a commutative operation");
+    *out = al;
+    return IC_OK;
+}
+
+ic_status_t ic_plan_build_choice(const char *fn, const ic_coll_args_t *a, int rank, int size,
+                                 const ic_choice_t *c, ic_plan_t *pl)
+{
+    ic_coll_args_t b = *a;
+    if (c->mesh.d > 0)
+        b.mesh = &c->mesh;
     ic_plan_init(pl, rank, size, a->coll);
-    pl->algo = al->name;
+    pl->algo = c->al->name;
     pl->dtype = a->dtype;
     /* Only reductions carry their operation into the plan. */
     bool reduces = a->coll == IC_COLL_REDUCE || a->coll == IC_COLL_ALLREDUCE ||
                    a->coll == IC_COLL_REDUCE_SCATTER_BLOCK || a->coll == IC_COLL_REDUCE_SCATTER ||
                    a->coll == IC_COLL_SCAN || a->coll == IC_COLL_EXSCAN;
     pl->op = reduces ? a->op : NULL;
-    st = al->build(pl, a);
+    ic_status_t st = c->al->build(pl, &b);
     if (ic_plan_finish(pl) != IC_OK || st != IC_OK) {
         ic_plan_release(pl);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory while building the plan", fn);
     }
     return IC_OK;
+}
+
+ic_status_t ic_plan_build(const char *fn, const ic_coll_args_t *a, int rank, int size,
+                          const char *algo, ic_plan_t *pl)
+{
+    ic_status_t st = ic_validate_args(fn, a, rank, size);
+    if (st != IC_OK)
+        return st;
+    const ic_algo_t *forced;
+    st = ic_catalog_force(fn, a, size, algo, &forced);
+    if (st != IC_OK)
+        return st;
+    ic_choice_t c;
+    ic_decide(a, size, forced, &a->model, &c, NULL, 0);
+    return ic_plan_build_choice(fn, a, rank, size, &c, pl);
 }

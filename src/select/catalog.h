@@ -38,9 +38,45 @@ const ic_algo_t *ic_catalog_find(ic_coll_t coll, const char *name);
 /* True if the entry can run this call on p ranks. */
 bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p);
 
-/* The cheapest applicable entry under model m (first in the table on
- * ties); never NULL for valid arguments. */
+/* A decision: a catalog entry and, for a mesh-aware entry, the logical
+ * mesh it runs on (mesh.d == 0: the call's own, a->mesh or the line). */
+typedef struct ic_choice {
+    const ic_algo_t *al;
+    ic_mesh_t mesh;
+    double cost; /* predicted seconds */
+} ic_choice_t;
+
+/* Decides how to run the call (decide.c): prices every applicable entry
+ * (only forced, when not NULL) under m, a mesh-aware entry on every
+ * logical mesh shape of p with at most 3 dimensions and on the user's
+ * mesh (a->mesh); a forced mesh-aware entry with a user's mesh runs on that
+ * mesh only.  The cheapest wins, the first in catalog and shape order on
+ * ties, so all ranks decide alike.  All-to-all(v) with per-rank counts
+ * takes the first applicable entry (ranks could not agree on a price).
+ * cands (optional) receives up to maxc candidates, each entry at its best
+ * shape; returns how many entries were priced. */
+int ic_decide(const ic_coll_args_t *a, int p, const ic_algo_t *forced, const ic_model_t *m,
+              ic_choice_t *best, ic_choice_t *cands, int maxc);
+
+/* The cheapest applicable entry under model m (ic_decide's); never NULL
+ * for valid arguments. */
 const ic_algo_t *ic_select(const ic_coll_args_t *a, int p, const ic_model_t *m);
+
+/* Looks up a forced name for coll: NULL and IC_OK for NULL or "auto";
+ * IC_ERR_UNKNOWN_ALGO (message listing the valid names, fn first) or
+ * IC_ERR_NOT_APPLICABLE when the entry cannot run the call. */
+ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, const char *algo,
+                             const ic_algo_t **out);
+
+/* Builds rank's plan of choice c (args already validated). */
+ic_status_t ic_plan_build_choice(const char *fn, const ic_coll_args_t *a, int rank, int size,
+                                 const ic_choice_t *c, ic_plan_t *pl);
+
+/* Writes the explanation of a decision (the call, the model, every
+ * candidate with its predicted time and shape, the choice) into buf
+ * (always NUL-terminated, truncated to len). */
+void ic_explain_format(const ic_coll_args_t *a, int p, const ic_choice_t *cands, int n,
+                       const ic_choice_t *best, char *buf, size_t len);
 
 /* Validates a, picks the algorithm (forced by name, or selected; "auto"
  * and NULL select) and builds rank's plan into pl, which the caller

@@ -1,0 +1,175 @@
+/*
+ * decide.c — how a call runs: the cheapest catalog entry under the
+ * communicator's model, mesh-aware entries priced on every logical mesh
+ * shape of p (seed 000 section 15.1: "find the minimum running time for
+ * all hybrids as well as the pure short and long vector approaches"), and
+ * the explanation of the decision.
+ */
+#include "select/catalog.h"
+
+#include "core/dtype.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SHAPES 64
+
+/* The shapes a mesh-aware entry is priced on: the user's mesh first, then
+ * every factorisation of p into at most 3 dimensions (the line first). */
+static int shapes_of(const ic_coll_args_t *a, int p, bool user_only, ic_mesh_t *out)
+{
+    int n = 0;
+    if (a->mesh && ic_mesh_size(a->mesh) == p)
+        out[n++] = *a->mesh;
+    if (user_only && n > 0)
+        return n;
+    int f = ic_mesh_factorizations(p, 3, out + n, MAX_SHAPES - n);
+    return n + (f < MAX_SHAPES - n ? f : MAX_SHAPES - n);
+}
+
+/* The entry's cheapest shape (mesh-aware) or its own cost. */
+static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bool forced,
+                         const ic_model_t *m)
+{
+    ic_choice_t c = {al, {0}, 0};
+    if (!(al->flags & IC_ALGO_MESH)) {
+        c.cost = al->cost(a, p, m);
+        return c;
+    }
+    ic_mesh_t shapes[MAX_SHAPES];
+    int n = shapes_of(a, p, forced, shapes);
+    ic_coll_args_t b = *a;
+    for (int i = 0; i < n; i++) {
+        b.mesh = &shapes[i];
+        double t = al->cost(&b, p, m);
+        if (i == 0 || t < c.cost) {
+            c.cost = t;
+            c.mesh = shapes[i];
+        }
+    }
+    return c;
+}
+
+int ic_decide(const ic_coll_args_t *a, int p, const ic_algo_t *forced, const ic_model_t *m,
+              ic_choice_t *best, ic_choice_t *cands, int maxc)
+{
+    if (forced) {
+        *best = price(forced, a, p, true, m);
+        if (cands && maxc > 0)
+            cands[0] = *best;
+        return 1;
+    }
+    size_t ncat;
+    const ic_algo_t *cat = ic_catalog(&ncat);
+    int n = 0;
+    best->al = NULL;
+    for (size_t i = 0; i < ncat; i++) {
+        if (!ic_algo_applies(&cat[i], a, p))
+            continue;
+        if (a->coll == IC_COLL_ALLTOALLV && best->al) {
+            continue; /* per-rank counts: every rank takes the first entry */
+        }
+        ic_choice_t c = price(&cat[i], a, p, false, m);
+        if (cands && n < maxc)
+            cands[n] = c;
+        n++;
+        if (!best->al || c.cost < best->cost)
+            *best = c;
+    }
+    return n;
+}
+
+const ic_algo_t *ic_select(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    ic_choice_t c;
+    ic_decide(a, p, NULL, m, &c, NULL, 0);
+    return c.al;
+}
+
+static void fmt_seconds(double t, char *buf, size_t len)
+{
+    if (t >= 1)
+        snprintf(buf, len, "%.3f s", t);
+    else if (t >= 1e-3)
+        snprintf(buf, len, "%.3f ms", t * 1e3);
+    else
+        snprintf(buf, len, "%.3f us", t * 1e6);
+}
+
+static void fmt_shape(const ic_choice_t *c, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (!(c->al->flags & IC_ALGO_MESH) || c->mesh.d == 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    for (int i = 0; i < c->mesh.d; i++) {
+        int w = snprintf(buf + used, len - used, "%s%d", i ? "x" : "", c->mesh.dims[i]);
+        if (w < 0 || (size_t)w >= len - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* Appends to buf at *used, keeping it terminated. */
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *used += (size_t)w < len - *used ? (size_t)w : len - *used - 1;
+}
+#define APPEND(...) append(buf, len, used, __VA_ARGS__)
+
+static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, size_t *used)
+{
+    size_t es = ic_datatype_size(a->dtype), total = 0;
+    if (a->counts)
+        for (int i = 0; i < p; i++)
+            total += a->counts[i];
+    APPEND("%s on %d ranks: ", ic_coll_name(a->coll), p);
+    if (a->counts)
+        APPEND("%zu elements in all", total);
+    else
+        APPEND("count %zu", a->count);
+    APPEND(" of %zu-byte %s", es, ic_datatype_name(a->dtype));
+    if (a->coll == IC_COLL_BCAST || a->coll == IC_COLL_REDUCE || a->coll == IC_COLL_SCATTER ||
+        a->coll == IC_COLL_SCATTERV || a->coll == IC_COLL_GATHER || a->coll == IC_COLL_GATHERV)
+        APPEND(", root %d", a->root);
+    if (a->mesh && ic_mesh_size(a->mesh) == p) {
+        APPEND(", mesh ");
+        for (int i = 0; i < a->mesh->d; i++)
+            APPEND("%s%d", i ? "x" : "", a->mesh->dims[i]);
+    }
+    APPEND("\n  model: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, delta %.3g s/B\n",
+           a->model.alpha, a->model.beta, a->model.gamma, a->model.delta);
+}
+
+void ic_explain_format(const ic_coll_args_t *a, int p, const ic_choice_t *cands, int n,
+                       const ic_choice_t *best, char *buf, size_t len)
+{
+    size_t u = 0, *used = &u;
+    if (!buf || len == 0)
+        return;
+    buf[0] = '\0';
+    explain_call(a, p, buf, len, used);
+    APPEND("  %-20s %-10s %14s\n", "candidate", "mesh", "predicted");
+    for (int i = 0; i < n; i++) {
+        char t[32], sh[48];
+        fmt_seconds(cands[i].cost, t, sizeof t);
+        fmt_shape(&cands[i], sh, sizeof sh);
+        bool chosen = cands[i].al == best->al;
+        APPEND("  %-20s %-10s %14s%s\n", cands[i].al->name, sh, t, chosen ? "  <- chosen" : "");
+    }
+    char t[32], sh[48];
+    fmt_seconds(best->cost, t, sizeof t);
+    fmt_shape(best, sh, sizeof sh);
+    APPEND("  choice: %s%s%s (%s predicted)\n", best->al->name, strcmp(sh, "-") ? " on " : "",
+           strcmp(sh, "-") ? sh : "", t);
+}
