@@ -10,6 +10,7 @@
 
 #include "core/coll_run.h"
 #include "core/status.h"
+#include "core/tune.h"
 #include "select/catalog.h"
 #include "transport/shm/shm.h"
 
@@ -29,6 +30,28 @@ uint64_t ic_comm_child_id(uint64_t parent, uint64_t salt)
 }
 
 ic_status_t ic_apply_algo_env(ic_comm_t *c); /* overrides.c */
+
+/* The world's model from the tune file (docs/tuning.md): the file named by
+ * IC_TUNE_FILE must read; the default one is used when it exists. */
+static ic_status_t load_tune(ic_comm_t *c)
+{
+    char path[4096];
+    const char *env = getenv("IC_TUNE_FILE");
+    if (!ic_tune_default_path(path, sizeof path))
+        return IC_OK;
+    if (!(env && *env) && access(path, F_OK) != 0)
+        return IC_OK; /* no tune file: the defaults */
+    ic_model_t m = c->model;
+    ic_status_t st = ic_tune_read(path, &m);
+    if (st != IC_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", ic_last_error());
+        return ic_set_error(st, "ic_init: %s (written by intercom-tune; see docs/tuning.md)",
+                            msg);
+    }
+    c->model = m;
+    return IC_OK;
+}
 static void comm_destroy(ic_comm_t *c);
 
 static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
@@ -101,7 +124,9 @@ ic_status_t ic_init(ic_comm_t **world)
     }
     c->is_world = 1;
     c->t = t;
-    st = ic_apply_algo_env(c);
+    st = load_tune(c);
+    if (st == IC_OK)
+        st = ic_apply_algo_env(c);
     if (st != IC_OK) { /* every rank reads the same environment and fails alike */
         if (t)
             t->ops->close(t);

@@ -1,0 +1,186 @@
+/*
+ * test_select.c — selection against the engine.  With the model fixed
+ * (alpha = 3, beta = 0.011, gamma = 0.0057 per byte, delta = 0), for every
+ * collective, p in {2, 3, 7, 8, 12, 16, 60, 64} and vectors of 8 B to
+ * 2 MiB (64 MiB for p <= 8), the algorithm the selector picks is simulated next to every
+ * applicable catalog entry forced by name (mesh-aware ones on the shape
+ * the selector gives them), and its simulated time must be the smallest
+ * (to rounding); ic_explain and the strategy cache's size classes are
+ * checked too.
+ */
+#include "core/strategy.h"
+#include "select/catalog.h"
+#include "sim/engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long passed, failed;
+static double worst_regret;
+
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (cond) {                                                            \
+            passed++;                                                          \
+        } else {                                                               \
+            if (failed++ < 40) {                                               \
+                printf("FAIL line %d: ", __LINE__);                            \
+                printf(__VA_ARGS__);                                           \
+                printf("\n");                                                  \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0};
+
+static bool block_coll(ic_coll_t c)
+{
+    return c == IC_COLL_SCATTER || c == IC_COLL_SCATTERV || c == IC_COLL_GATHER ||
+           c == IC_COLL_GATHERV || c == IC_COLL_ALLGATHER || c == IC_COLL_ALLGATHERV ||
+           c == IC_COLL_ALLTOALL || c == IC_COLL_ALLTOALLV ||
+           c == IC_COLL_REDUCE_SCATTER_BLOCK || c == IC_COLL_REDUCE_SCATTER;
+}
+
+/* Simulated time of coll on p ranks, n bytes (per rank for the block
+ * collectives: n/p), algorithm algo (NULL: the selector's). */
+static double simulate(ic_coll_t coll, int p, size_t n, const char *algo, const char **chosen)
+{
+    size_t count = block_coll(coll) ? (n / (size_t)p ? n / (size_t)p : 1) : n;
+    ic_coll_args_t *args = calloc((size_t)p, sizeof(*args));
+    size_t *counts = malloc(sizeof(size_t) * (size_t)p);
+    for (int i = 0; i < p; i++)
+        counts[i] = count;
+    for (int i = 0; i < p; i++) {
+        ic_coll_args_t *a = &args[i];
+        a->coll = coll;
+        a->dtype = IC_UINT8;
+        a->op = IC_SUM;
+        a->root = 0;
+        a->count = count;
+        bool v = coll == IC_COLL_SCATTERV || coll == IC_COLL_GATHERV ||
+                 coll == IC_COLL_ALLGATHERV || coll == IC_COLL_REDUCE_SCATTER;
+        a->counts = v ? counts : NULL;
+        a->scounts = counts;
+        a->rcounts = counts;
+        a->model = M;
+    }
+    ic_sim_job_t job = {0};
+    job.size = p;
+    job.args = args;
+    job.algo = algo;
+    ic_sim_result_t res = {0};
+    double t = -1;
+    if (ic_sim_run(p, &M, &job, 1, false, &res) == IC_OK)
+        t = res.time;
+    else
+        printf("sim %s/%s p=%d n=%zu failed: %s\n", ic_coll_name(coll), algo ? algo : "auto", p,
+               n, ic_last_error());
+    if (chosen)
+        *chosen = job.chosen;
+    free(args);
+    free(counts);
+    return t;
+}
+
+/* Allowed regret: none (rounding only).  Some cost functions are upper
+ * bounds (uneven pieces, reduce rs_gather, alltoallv's estimate), but over
+ * this whole sweep they never misled the choice. */
+static double tolerance(int p, size_t n)
+{
+    (void)p;
+    (void)n;
+    return 1e-9;
+}
+
+static void check_regret(void)
+{
+    const int ps[] = {2, 3, 7, 8, 12, 16, 60, 64};
+    const size_t ns[] = {8, 512, 32768, 2097152, 67108864};
+    size_t ncat;
+    const ic_algo_t *cat = ic_catalog(&ncat);
+    for (int c = 0; c < IC_COLL_COUNT; c++) {
+        for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+            for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+                int p = ps[pi];
+                size_t n = ns[ni];
+                if (c == IC_COLL_BARRIER && ni > 0)
+                    continue;
+                if (n > 4000000 && p > 8)
+                    continue; /* 64 MiB on small p only: the long pipelines are slow to build */
+                const char *sel = NULL, *best = NULL;
+                double ts = simulate((ic_coll_t)c, p, n, NULL, &sel), tb = -1;
+                for (size_t k = 0; k < ncat; k++) {
+                    if (cat[k].coll != (ic_coll_t)c || ((cat[k].flags & IC_ALGO_POW2) &&
+                                                        (p & (p - 1))))
+                        continue;
+                    double t = simulate((ic_coll_t)c, p, n, cat[k].name, NULL);
+                    if (t >= 0 && (tb < 0 || t < tb)) {
+                        tb = t;
+                        best = cat[k].name;
+                    }
+                }
+                double regret = tb > 0 ? ts / tb - 1 : 0;
+                if (regret > worst_regret)
+                    worst_regret = regret;
+                CHECK(ts >= 0 && regret <= tolerance(p, n),
+                      "%s p=%d n=%zu: selected %s %.6g, best %s %.6g (regret %.2f %%)",
+                      ic_coll_name((ic_coll_t)c), p, n, sel, ts, best, tb, 100 * regret);
+            }
+        }
+    }
+}
+
+static void check_strategy_classes(void)
+{
+    ic_coll_args_t a = {0};
+    a.coll = IC_COLL_ALLREDUCE;
+    a.dtype = IC_FLOAT;
+    a.count = 256; /* 1024 bytes */
+    unsigned c1 = ic_size_class(&a, 4);
+    a.count = 280; /* 1120 bytes: same eighth of the octave */
+    CHECK(ic_size_class(&a, 4) == c1, "1024 and 1120 bytes share a class");
+    a.count = 300; /* 1200 bytes: the next eighth */
+    CHECK(ic_size_class(&a, 4) != c1, "1024 and 1200 bytes differ");
+    a.count = 3;
+    CHECK(ic_size_class(&a, 4) == 12, "small sizes are exact");
+}
+
+static void check_explain(void)
+{
+    ic_comm_t *w = NULL;
+    CHECK(ic_init(&w) == IC_OK, "ic_init: %s", ic_last_error());
+    char buf[8192];
+    CHECK(ic_explain(w, IC_COLL_ALLREDUCE, 1000, IC_FLOAT, 0, buf, sizeof buf) == IC_OK, "%s",
+          ic_last_error());
+    CHECK(strstr(buf, "allreduce on 1 ranks") && strstr(buf, "candidate") &&
+              strstr(buf, "reduce_bcast") && strstr(buf, "choice: "),
+          "explain text:\n%s", buf);
+    CHECK(ic_explain(w, IC_COLL_COUNT, 1, IC_FLOAT, 0, buf, sizeof buf) == IC_ERR_ARG,
+          "invalid collective");
+    CHECK(ic_explain(NULL, IC_COLL_BCAST, 1, IC_FLOAT, 0, buf, sizeof buf) == IC_ERR_COMM,
+          "NULL comm");
+    CHECK(ic_explain(w, IC_COLL_BCAST, 1, IC_FLOAT, 3, buf, sizeof buf) == IC_ERR_ROOT,
+          "bad root: %s", ic_last_error());
+    char small[16];
+    CHECK(ic_explain(w, IC_COLL_BCAST, 1, IC_FLOAT, 0, small, sizeof small) == IC_OK &&
+              strlen(small) == sizeof small - 1,
+          "truncated explain");
+    /* A forced algorithm is the only candidate. */
+    CHECK(ic_comm_set_algorithm(w, IC_COLL_ALLREDUCE, "rs_ag") == IC_OK, "force");
+    CHECK(ic_explain(w, IC_COLL_ALLREDUCE, 1000, IC_FLOAT, 0, buf, sizeof buf) == IC_OK &&
+              strstr(buf, "choice: rs_ag") && !strstr(buf, "reduce_bcast"),
+          "forced explain:\n%s", buf);
+    ic_finalize(&w);
+}
+
+int main(void)
+{
+    check_strategy_classes();
+    check_explain();
+    check_regret();
+    printf("worst regret: %.3f %%\n", 100 * worst_regret);
+    printf("test_select: %ld passed, %ld failed\n", passed, failed);
+    return failed != 0;
+}
