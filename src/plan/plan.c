@@ -2,14 +2,16 @@
  * plan.c — building plans: step storage, scratch, and dependency inference.
  *
  * Every step records the byte ranges it reads and writes.  A new step
- * depends on each earlier step of the same plan whose writes overlap what it
- * reads or writes, or whose reads overlap what it writes.  The backward scan
- * stops at an earlier dependency that writes a superset of everything the
- * new step touches: all older conflicting steps are ordered before that one
- * already.  Building is O(steps^2) in the worst case (rings of p steps); the
- * simulator issue may replace the scan with an interval index.
+ * depends on the last writer of every byte it reads or writes and on every
+ * reader since of every byte it writes (RAW, WAW, WAR): every older
+ * conflicting step is ordered before those already.  A byte-range index
+ * (deps_index.c) finds them, so building costs about the intervals a step
+ * touches, not the length of the plan (a pipeline of thousands of
+ * segments builds in linear time).
  */
 #include "plan/plan.h"
+
+#include "plan/deps_index.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,11 @@ ic_status_t ic_plan_finish(ic_plan_t *pl)
     pl->ntmp = pl->tmp_cap = 0;
     pl->sinks = NULL; /* lived in tmp */
     pl->nsinks = 0;
+    ic_deps_index_free(pl->deps_index);
+    pl->deps_index = NULL;
+    free(pl->dep_tmp);
+    pl->dep_tmp = NULL;
+    pl->dep_tmp_cap = 0;
     return pl->error;
 }
 
@@ -115,16 +122,10 @@ static void step_accesses(const ic_step_t *s, ic_access_t r[2], int *nr,
     }
 }
 
-static int overlap(const ic_access_t *a, const ic_access_t *b)
+static int cmp_desc(const void *a, const void *b)
 {
-    return a->loc.buf == b->loc.buf && a->loc.off < b->loc.off + b->bytes &&
-           b->loc.off < a->loc.off + a->bytes;
-}
-
-static int covers(const ic_access_t *big, const ic_access_t *a)
-{
-    return big->loc.buf == a->loc.buf && big->loc.off <= a->loc.off &&
-           a->loc.off + a->bytes <= big->loc.off + big->bytes;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
 }
 
 static int push_dep(ic_plan_t *pl, uint32_t before)
@@ -162,35 +163,51 @@ static long append(ic_plan_t *pl, ic_step_t s)
     step_accesses(&s, r, &nr, w, &nw);
     s.dep_first = (uint32_t)pl->ndeps;
     s.ndeps = 0;
-    for (size_t i = pl->nsteps; i-- > 0;) {
-        ic_access_t pr[2], pw[2];
-        int npr, npw, conflict = 0, dominates = 0;
-        step_accesses(&pl->steps[i], pr, &npr, pw, &npw);
-        for (int a = 0; a < nw && !conflict; a++) {
-            for (int b = 0; b < npr; b++)
-                conflict |= overlap(&w[a], &pr[b]);
-            for (int b = 0; b < npw; b++)
-                conflict |= overlap(&w[a], &pw[b]);
+    if (!pl->deps_index && !(pl->deps_index = ic_deps_index_new())) {
+        pl->error = IC_ERR_NO_MEM;
+        return -1;
+    }
+    /* Conflicting steps, then unique, newest first. */
+    size_t n;
+    for (;;) {
+        n = 0;
+        int full = 0;
+        for (int a = 0; a < nr && !full; a++)
+            full = ic_deps_index_query(pl->deps_index, r[a].loc.buf, r[a].loc.off, r[a].bytes,
+                                       0, pl->dep_tmp, &n, pl->dep_tmp_cap);
+        for (int a = 0; a < nw && !full; a++)
+            full = ic_deps_index_query(pl->deps_index, w[a].loc.buf, w[a].loc.off, w[a].bytes,
+                                       1, pl->dep_tmp, &n, pl->dep_tmp_cap);
+        if (!full)
+            break;
+        size_t cap = pl->dep_tmp_cap ? 2 * pl->dep_tmp_cap : 64;
+        uint32_t *t = realloc(pl->dep_tmp, cap * sizeof(*t));
+        if (!t) {
+            pl->error = IC_ERR_NO_MEM;
+            return -1;
         }
-        for (int a = 0; a < nr && !conflict; a++)
-            for (int b = 0; b < npw; b++)
-                conflict |= overlap(&r[a], &pw[b]);
-        if (!conflict)
+        pl->dep_tmp = t;
+        pl->dep_tmp_cap = cap;
+    }
+    qsort(pl->dep_tmp, n, sizeof(uint32_t), cmp_desc);
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0 && pl->dep_tmp[k] == pl->dep_tmp[k - 1])
             continue;
-        if (push_dep(pl, (uint32_t)i))
+        if (push_dep(pl, pl->dep_tmp[k]))
             return -1;
         s.ndeps++;
-        for (int b = 0; b < npw; b++) {
-            int all = 1;
-            for (int a = 0; a < nr; a++)
-                all &= covers(&pw[b], &r[a]);
-            for (int a = 0; a < nw; a++)
-                all &= covers(&pw[b], &w[a]);
-            dominates |= all;
-        }
-        if (dominates)
-            break;
     }
+    uint32_t me = (uint32_t)pl->nsteps;
+    for (int a = 0; a < nr; a++)
+        if (ic_deps_index_read(pl->deps_index, r[a].loc.buf, r[a].loc.off, r[a].bytes, me)) {
+            pl->error = IC_ERR_NO_MEM;
+            return -1;
+        }
+    for (int a = 0; a < nw; a++)
+        if (ic_deps_index_write(pl->deps_index, w[a].loc.buf, w[a].loc.off, w[a].bytes, me)) {
+            pl->error = IC_ERR_NO_MEM;
+            return -1;
+        }
     /* After a fence: a step that waits for no other new step waits for
      * the fence's sinks. */
     bool after_new = false;

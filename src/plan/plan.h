@@ -97,6 +97,9 @@ typedef struct ic_plan {
     ic_status_t error;      /* first allocation failure while building */
     void **tmp;             /* build-time allocations, freed by ic_plan_finish */
     size_t ntmp, tmp_cap;
+    void *deps_index;       /* build-time byte-range index (deps_index.h) */
+    uint32_t *dep_tmp;      /* build-time scratch for a step's dependencies */
+    size_t dep_tmp_cap;
     size_t fence;           /* first step after the last ic_plan_fence */
     uint32_t *sinks;        /* steps before it that nothing waits for */
     size_t nsinks;
