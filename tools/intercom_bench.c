@@ -77,6 +77,7 @@ static void usage(FILE *out)
                  "                    collectives that have it, skipping the others; 'auto'\n"
                  "                    (default) lets the library choose\n"
                  "  --csv FILE        also write the rows as CSV to FILE (rank 0)\n"
+                 "  --list            print every collective's algorithms and exit\n"
                  "  -h, --help        this text\n");
 }
 
@@ -173,6 +174,14 @@ static void parse_args(opts_t *o, int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (me == 0)
                 usage(stdout);
+            exit(0);
+        }
+        if (strcmp(a, "--list") == 0) { /* the catalog, for scripts */
+            char names[1024];
+            for (int c = 0; me == 0 && c < IC_COLL_COUNT; c++) {
+                ic_algorithms((ic_coll_t)c, names, sizeof names);
+                printf("%s: %s\n", ic_coll_name((ic_coll_t)c), names);
+            }
             exit(0);
         }
         int known = !strcmp(a, "-c") || !strcmp(a, "--coll") || !strcmp(a, "--sizes") ||

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# real_regret.sh — selection regret measured for real on this machine:
+# for p in PS, every collective and sizes 8 B, 4 KiB, 256 KiB, 16 MiB, the
+# median time of the algorithm the selector picks next to every algorithm
+# forced by name (intercom-bench --algo), R repetitions alternating
+# between them in one session; each figure is the median over the R runs
+# of each run's median.  regret = selected / fastest forced - 1.
+# Writes bench/results/real-regret.md (and the raw rows to real-regret.csv).
+#
+# Environment: PS (default "2 4"), R (default 3), COLLS (names, default all), ITERS/WARMUP (default
+# 20/3 per size), BUILD_DIR (default build).  Information, not a test:
+# the machine is shared and p > cores oversubscribes it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PS=${PS:-"2 4"}
+R=${R:-3}
+ITERS=${ITERS:-20}
+WARMUP=${WARMUP:-3}
+SIZES=8,4096,262144,16777216
+B=${BUILD_DIR:-build}
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$B" -j2 --target intercom-bench intercom-run >/dev/null
+raw=bench/results/real-regret.csv
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+echo "p,rep,mode,collective,bytes,algorithm,median_us" >"$raw"
+mapfile -t lines < <("$B/intercom-bench" --list)
+for p in $PS; do
+  for rep in $(seq 1 "$R"); do
+    for line in "${lines[@]}"; do
+      coll=${line%%:*}
+      [ -n "${COLLS:-}" ] && [[ " $COLLS " != *" $coll "* ]] && continue
+      [ "$coll" = barrier ] && sizes=8 || sizes=$SIZES
+      for algo in auto $(echo "${line#*: }" | tr -d ','); do
+        echo "p=$p rep $rep/$R $coll $algo" >&2
+        "$B/intercom-run" -n "$p" "$B/intercom-bench" -c "$coll" --sizes "$sizes" \
+          --iters "$ITERS" --warmup "$WARMUP" --algo "$algo" --csv "$tmp" >/dev/null 2>&1 || continue
+        mode=forced
+        [ "$algo" = auto ] && mode=auto
+        # collective,p,size,bytes,algorithm,iters,warmup,median_us,min_us,max_us
+        awk -F, -v p="$p" -v rep="$rep" -v mode="$mode" \
+          'NR > 1 { print p "," rep "," mode "," $1 "," $3 "," $5 "," $8 }' "$tmp" >>"$raw"
+      done
+    done
+  done
+done
+out=bench/results/real-regret.md
+{
+  echo "# Selection regret measured on $(hostname) ($(nproc) CPUs), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "R = $R runs of $ITERS timed iterations ($WARMUP warm-up) per algorithm and size;"
+  echo "each figure is the median over the runs of each run's median (us)."
+  echo
+  echo "| p | collective | bytes | selected | selected us | fastest forced | fastest us | regret |"
+  echo "|---:|---|---:|---|---:|---|---:|---:|"
+  awk -F, 'NR > 1 {
+      key = $1 "," $4 "," $5
+      if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+      k = key "," ($3 == "auto" ? "auto" : $6)
+      vals[k] = vals[k] " " $7; cnt[k]++
+      if ($3 == "auto") selname[key] = $6; else algos[key] = algos[key] " " $6
+    }
+    function median(list,   a, m, i, j, t) {
+      m = split(list, a, " ")
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+    }
+    END {
+      for (i = 0; i < n; i++) {
+        key = order[i]; split(key, f, ",")
+        ts = median(vals[key ",auto"]); best = ""; tb = -1
+        m = split(algos[key], al, " ")
+        for (j = 1; j <= m; j++) {
+          if (al[j] in done) continue; done[al[j]] = 1
+          t = median(vals[key "," al[j]])
+          if (tb < 0 || t < tb) { tb = t; best = al[j] }
+        }
+        delete done
+        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | %.1f %% |\n", f[1], f[2], f[3], selname[key], ts, best, tb, 100 * (ts / tb - 1)
+      }
+    }' "$raw"
+} >"$out"
+echo "wrote $out" >&2
