@@ -54,7 +54,9 @@ ic_status_t ic_build_mesh_sched(ic_plan_t *pl, const ic_coll_args_t *a, const ic
 /* One builder and one cost function per (variant) for the catalog. */
 #define IC_MESH_ENTRY_DECL(v)                                                  \
     ic_status_t ic_build_mesh_##v(ic_plan_t *pl, const ic_coll_args_t *a);     \
-    double ic_cost_mesh_##v(const ic_coll_args_t *a, int p, const ic_model_t *m);
+    double ic_cost_mesh_##v(const ic_coll_args_t *a, int p, const ic_model_t *m); \
+    void ic_describe_mesh_##v(const ic_coll_args_t *a, int p, const ic_model_t *m, char *buf, \
+                              size_t len);
 IC_MESH_ENTRY_DECL(dr)
 IC_MESH_ENTRY_DECL(pfr)
 IC_MESH_ENTRY_DECL(pfr_dr)

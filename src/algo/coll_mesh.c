@@ -207,6 +207,12 @@ ic_status_t ic_build_mesh_sched(ic_plan_t *pl, const ic_coll_args_t *a, const ic
     {                                                                          \
         ic_sched_t s = ic_mesh_sched(a, p, V, m);                              \
         return ic_cost_mesh_sched(a, p, &s, m);                                \
+    }                                                                          \
+    void ic_describe_mesh_##v(const ic_coll_args_t *a, int p, const ic_model_t *m, char *buf, \
+                              size_t len)                                      \
+    {                                                                          \
+        ic_sched_t s = ic_mesh_sched(a, p, V, m);                              \
+        ic_sched_describe(&s, buf, len);                                       \
     }
 IC_MESH_ENTRY(dr, IC_MV_DR)
 IC_MESH_ENTRY(pfr, IC_MV_PFR)

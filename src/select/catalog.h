@@ -20,6 +20,11 @@
 
 typedef double (*ic_cost_fn)(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
+/* Describes the parameters an entry would choose for a call (e.g. a
+ * hybrid's schedule), for explanations. */
+typedef void (*ic_describe_fn)(const ic_coll_args_t *a, int p, const ic_model_t *m, char *buf,
+                               size_t len);
+
 typedef struct ic_algo {
     ic_coll_t coll;
     const char *name;
@@ -27,6 +32,7 @@ typedef struct ic_algo {
     unsigned flags;
     ic_build_fn build;
     ic_cost_fn cost;
+    ic_describe_fn describe; /* optional */
 } ic_algo_t;
 
 /* The whole table and its length. */

@@ -159,13 +159,20 @@ void ic_explain_format(const ic_coll_args_t *a, int p, const ic_choice_t *cands,
         return;
     buf[0] = '\0';
     explain_call(a, p, buf, len, used);
-    APPEND("  %-20s %-10s %14s\n", "candidate", "mesh", "predicted");
+    APPEND("  %-16s %-9s %12s   %s\n", "candidate", "mesh", "predicted", "schedule");
     for (int i = 0; i < n; i++) {
-        char t[32], sh[48];
+        char t[32], sh[48], d[160] = "";
         fmt_seconds(cands[i].cost, t, sizeof t);
         fmt_shape(&cands[i], sh, sizeof sh);
+        if (cands[i].al->describe) {
+            ic_coll_args_t b = *a;
+            if (cands[i].mesh.d > 0)
+                b.mesh = &cands[i].mesh;
+            cands[i].al->describe(&b, p, &a->model, d, sizeof d);
+        }
         bool chosen = cands[i].al == best->al;
-        APPEND("  %-20s %-10s %14s%s\n", cands[i].al->name, sh, t, chosen ? "  <- chosen" : "");
+        APPEND("  %-16s %-9s %12s   %s%s\n", cands[i].al->name, sh, t, d,
+               chosen ? "  <- chosen" : "");
     }
     char t[32], sh[48];
     fmt_seconds(best->cost, t, sizeof t);
