@@ -10,6 +10,7 @@
 #include "sim/engine.h"
 
 #include "core/status.h"
+#include "core/validate.h"
 #include "select/catalog.h"
 
 #include <stdlib.h>
@@ -336,7 +337,10 @@ static ic_status_t build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, in
     size_t k = 0;
     for (int j = 0; j < njobs && st == IC_OK; j++) {
         ic_sim_job_t *jb = &jobs[j];
-        const char *algo = jb->algo;
+        const char *fn = jb->caller ? jb->caller : "ic_sim_run";
+        /* One decision for the job, on rank 0's arguments, that every rank
+         * runs (entry and logical mesh), as every real rank would decide. */
+        ic_choice_t choice = {0};
         for (int i = 0; i < jb->size && st == IC_OK; i++, k++) {
             inst_t *in = &e->in[k];
             in->job = j;
@@ -345,12 +349,19 @@ static ic_status_t build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, in
             if (in->node < 0 || in->node >= world_size)
                 return ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d on node %d of %d",
                                     j, i, in->node, world_size);
-            st = ic_plan_build(jb->caller ? jb->caller : "ic_sim_run", &jb->args[i], i, jb->size,
-                               algo, &in->plan);
+            st = ic_validate_args(fn, &jb->args[i], i, jb->size);
+            if (st == IC_OK && i == 0) {
+                const ic_algo_t *forced;
+                st = ic_catalog_force(fn, &jb->args[0], jb->size, jb->algo, &forced);
+                if (st == IC_OK)
+                    ic_decide(&jb->args[0], jb->size, forced, &jb->args[0].model, &choice, NULL,
+                              0);
+            }
+            if (st == IC_OK)
+                st = ic_plan_build_choice(fn, &jb->args[i], i, jb->size, &choice, &in->plan);
             if (st != IC_OK)
                 break;
-            algo = in->plan.algo; /* every rank runs rank 0's choice */
-            jb->chosen = algo;
+            jb->chosen = choice.al->name;
             st = check_bounds(jb, j, i, in);
             in->base = e->nsteps;
             e->nsteps += in->plan.nsteps;
