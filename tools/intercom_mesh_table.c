@@ -16,6 +16,7 @@
 #include "algo/builders_mesh.h"
 #include "select/catalog.h"
 #include "sim/engine.h"
+#include "sim_tool_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,16 +75,6 @@ static double simulate(ic_coll_t coll, const char *algo, size_t n, const ic_mesh
     return t;
 }
 
-static void fmt_bytes(size_t n, char *buf, size_t len)
-{
-    if (n >= (1u << 20))
-        snprintf(buf, len, "%zu MiB", n >> 20);
-    else if (n >= 1024)
-        snprintf(buf, len, "%zu KiB", n >> 10);
-    else
-        snprintf(buf, len, "%zu B", n);
-}
-
 static void fmt_time(double us, char *buf, size_t len)
 {
     if (us >= 1e6)
@@ -99,19 +90,8 @@ int main(int argc, char **argv)
     ic_mesh_t mesh = {2, {16, 32}};
     ic_model_t m = {100, 0.01, 0.005, 0}; /* microseconds */
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--mesh") && i + 1 < argc) {
-            mesh.d = 0;
-            for (char *s = argv[++i], *e; *s && mesh.d < IC_MESH_MAX_DIMS; s = *e ? e + 1 : e) {
-                mesh.dims[mesh.d++] = (int)strtol(s, &e, 10);
-                if (e == s)
-                    break;
-            }
-        } else if (!strcmp(argv[i], "--alpha") && i + 1 < argc) {
-            m.alpha = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--beta") && i + 1 < argc) {
-            m.beta = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--gamma") && i + 1 < argc) {
-            m.gamma = atof(argv[++i]);
+        if (sim_tool_arg(argc, argv, &i, &mesh, &m)) {
+            continue;
         } else {
             fprintf(stderr, "usage: %s [--mesh AxBx..] [--alpha us] [--beta us/B] "
                             "[--gamma us/B]\n", argv[0]);
@@ -148,7 +128,7 @@ int main(int argc, char **argv)
             ic_sched_t sc = ic_mesh_sched(&a, p, r->hv, &m);
             char nb[32], t1[32], t2[32], t3[32], d[160];
             ic_sched_describe(&sc, d, sizeof d);
-            fmt_bytes(n, nb, sizeof nb);
+            sim_tool_fmt_bytes(n, nb, sizeof nb);
             fmt_time(ts, t1, sizeof t1);
             fmt_time(tl, t2, sizeof t2);
             fmt_time(th, t3, sizeof t3);

@@ -14,6 +14,7 @@
  */
 #include "select/catalog.h"
 #include "sim/engine.h"
+#include "sim_tool_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,16 +74,6 @@ static double simulate(ic_coll_t coll, size_t n, const ic_mesh_t *mesh, const ic
     return t;
 }
 
-static void fmt_bytes(size_t n, char *buf, size_t len)
-{
-    if (n >= (1u << 20))
-        snprintf(buf, len, "%zu MiB", n >> 20);
-    else if (n >= 1024)
-        snprintf(buf, len, "%zu KiB", n >> 10);
-    else
-        snprintf(buf, len, "%zu B", n);
-}
-
 int main(int argc, char **argv)
 {
     ic_mesh_t mesh = {2, {16, 32}};
@@ -90,19 +81,8 @@ int main(int argc, char **argv)
     size_t max = 64u << 20;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--mesh") && i + 1 < argc) {
-            mesh.d = 0;
-            for (char *s = argv[++i], *e; *s && mesh.d < IC_MESH_MAX_DIMS; s = *e ? e + 1 : e) {
-                mesh.dims[mesh.d++] = (int)strtol(s, &e, 10);
-                if (e == s)
-                    break;
-            }
-        } else if (!strcmp(argv[i], "--alpha") && i + 1 < argc) {
-            m.alpha = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--beta") && i + 1 < argc) {
-            m.beta = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--gamma") && i + 1 < argc) {
-            m.gamma = atof(argv[++i]);
+        if (sim_tool_arg(argc, argv, &i, &mesh, &m)) {
+            continue;
         } else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
             max = (size_t)strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--coll") && i + 1 < argc) {
@@ -144,7 +124,7 @@ int main(int argc, char **argv)
             double r = tb > 0 ? ts / tb - 1 : 0;
             worst = r > worst ? r : worst;
             char nb[32];
-            fmt_bytes(n, nb, sizeof nb);
+            sim_tool_fmt_bytes(n, nb, sizeof nb);
             printf("| %s | %s | %s | %.1f us | %s | %.1f us | %.2f %% |\n",
                    ic_coll_name((ic_coll_t)c), nb, sel, ts, best, tb, 100 * r);
             fflush(stdout);
