@@ -189,7 +189,8 @@ static long append(ic_plan_t *pl, ic_step_t s)
         pl->dep_tmp = t;
         pl->dep_tmp_cap = cap;
     }
-    qsort(pl->dep_tmp, n, sizeof(uint32_t), cmp_desc);
+    if (n > 1)
+        qsort(pl->dep_tmp, n, sizeof(uint32_t), cmp_desc);
     for (size_t k = 0; k < n; k++) {
         if (k > 0 && pl->dep_tmp[k] == pl->dep_tmp[k - 1])
             continue;
