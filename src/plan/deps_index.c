@@ -55,17 +55,20 @@ static uint32_t new_node(ic_deps_index_t *ix, uint32_t step, uint32_t next)
     return (uint32_t)ix->npool++;
 }
 
-/* A copy of the list starting at head (order kept). */
+/* A copy of the list starting at head (order kept).  Nodes are linked by
+ * index: new_node may move the pool. */
 static int copy_list(ic_deps_index_t *ix, uint32_t head, uint32_t *out)
 {
-    uint32_t first = NONE, *link = &first;
+    uint32_t first = NONE, prev = NONE;
     for (uint32_t k = head; k != NONE; k = ix->pool[k].next) {
-        uint32_t step = ix->pool[k].step; /* read before new_node may move the pool */
-        uint32_t n = new_node(ix, step, NONE);
+        uint32_t n = new_node(ix, ix->pool[k].step, NONE);
         if (n == NONE - 1)
             return -1;
-        *link = n;
-        link = &ix->pool[n].next;
+        if (prev == NONE)
+            first = n;
+        else
+            ix->pool[prev].next = n;
+        prev = n;
     }
     *out = first;
     return 0;
