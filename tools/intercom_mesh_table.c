@@ -99,11 +99,7 @@ int main(int argc, char **argv)
         }
     }
     int p = (int)ic_mesh_size(&mesh);
-    printf("p = %d as", p);
-    for (int i = 0; i < mesh.d; i++)
-        printf("%s%d", i ? " x " : " ", mesh.dims[i]);
-    printf(", alpha = %g us, beta = %g us/B, gamma = %g us/B (simulated, in-process engine)\n",
-           m.alpha, m.beta, m.gamma);
+    sim_tool_print_setup(&mesh, &m, " (simulated, in-process engine)");
     const size_t sizes[] = {8, 32, 128, 512, 2048, 8192, 32768, 131072, 524288, 2097152,
                             8388608, 33554432, 67108864};
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {

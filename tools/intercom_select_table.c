@@ -94,11 +94,7 @@ int main(int argc, char **argv)
         }
     }
     int p = (int)ic_mesh_size(&mesh);
-    printf("p = %d, mesh", p);
-    for (int i = 0; i < mesh.d; i++)
-        printf("%s%d", i ? " x " : " ", mesh.dims[i]);
-    printf(", alpha = %g us, beta = %g us/B, gamma = %g us/B; regret = selected / fastest - 1\n\n",
-           m.alpha, m.beta, m.gamma);
+    sim_tool_print_setup(&mesh, &m, "; regret = selected / fastest - 1\n");
     printf("| collective | n | selected | simulated | fastest entry | simulated | regret |\n"
            "|---|---:|---|---:|---|---:|---:|\n");
     size_t ncat;

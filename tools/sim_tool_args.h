@@ -38,6 +38,18 @@ static inline int sim_tool_arg(int argc, char **argv, int *i, ic_mesh_t *mesh, i
     return 1;
 }
 
+/* Prints "p = P, mesh A x B, alpha = .. us, beta = .. us/B, gamma = ..
+ * us/B" followed by tail. */
+static inline void sim_tool_print_setup(const ic_mesh_t *mesh, const ic_model_t *m,
+                                        const char *tail)
+{
+    printf("p = %ld, mesh", ic_mesh_size(mesh));
+    for (int i = 0; i < mesh->d; i++)
+        printf("%s%d", i ? " x " : " ", mesh->dims[i]);
+    printf(", alpha = %g us, beta = %g us/B, gamma = %g us/B%s\n", m->alpha, m->beta, m->gamma,
+           tail);
+}
+
 static inline void sim_tool_fmt_bytes(size_t n, char *buf, size_t len)
 {
     if (n >= (1u << 20))
