@@ -10,8 +10,8 @@
 
 const char *ic_step_kind_name(ic_step_kind_t kind)
 {
-    static const char *const names[] = {"SEND", "RECV", "COPY", "REDUCE"};
-    return (unsigned)kind < 4 ? names[kind] : "?";
+    static const char *const names[] = {"SEND", "RECV", "COPY", "REDUCE", "JOIN"};
+    return (unsigned)kind < 5 ? names[kind] : "?";
 }
 
 const char *ic_buf_name(ic_buf_id_t buf)
@@ -45,6 +45,9 @@ void ic_plan_dump(const ic_plan_t *pl, FILE *out)
             loc_str(a, sizeof a, s->dst);
             snprintf(head, sizeof head, "<- %-4d tag %u.%u  %s", s->peer,
                      s->tag >> IC_TAG_PHASE_SHIFT, s->tag & IC_TAG_MAX_IN_PHASE, a);
+            break;
+        case IC_STEP_JOIN:
+            snprintf(head, sizeof head, "(fence)");
             break;
         default:
             loc_str(a, sizeof a, s->src);

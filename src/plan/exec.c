@@ -125,7 +125,7 @@ ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
             uint32_t i = x->ready[--x->nready];
             const ic_step_t *s = &x->plan.steps[i];
             moved = 1;
-            if (s->kind == IC_STEP_COPY || s->kind == IC_STEP_REDUCE) {
+            if (s->kind != IC_STEP_SEND && s->kind != IC_STEP_RECV) {
                 run_local(x, s);
                 complete(x, i);
                 continue;

@@ -1,4 +1,4 @@
-/* local.c — executing a plan's local steps (COPY, REDUCE). */
+/* local.c — executing a plan's local steps (COPY, REDUCE; JOIN does nothing). */
 #include "plan/plan.h"
 
 #include <string.h>
@@ -6,6 +6,8 @@
 void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *src,
                        unsigned char *dst)
 {
+    if (s->kind == IC_STEP_JOIN)
+        return;
     if (s->kind == IC_STEP_COPY) {
         memmove(dst, src, s->bytes);
         return;

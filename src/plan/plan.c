@@ -119,6 +119,8 @@ static void step_accesses(const ic_step_t *s, ic_access_t r[2], int *nr,
         if (s->flags & IC_RED_DST_LEFT) /* may compute into src */
             w[(*nw)++] = (ic_access_t){s->src, s->bytes};
         break;
+    case IC_STEP_JOIN: /* touches no bytes */
+        break;
     }
 }
 
@@ -144,20 +146,28 @@ static int push_dep(ic_plan_t *pl, uint32_t before)
     return 0;
 }
 
+/* Room for one more step; 0 or -1 (error set). */
+static int grow_steps(ic_plan_t *pl)
+{
+    if (pl->nsteps == pl->steps_cap) {
+        size_t cap = pl->steps_cap ? 2 * pl->steps_cap : 32;
+        ic_step_t *st = realloc(pl->steps, cap * sizeof(*st));
+        if (!st) {
+            pl->error = IC_ERR_NO_MEM;
+            return -1;
+        }
+        pl->steps = st;
+        pl->steps_cap = cap;
+    }
+    return 0;
+}
+
 static long append(ic_plan_t *pl, ic_step_t s)
 {
     if (pl->error)
         return -1;
-    if (pl->nsteps == pl->steps_cap) {
-        size_t cap = pl->steps_cap ? 2 * pl->steps_cap : 32;
-        ic_step_t *n = realloc(pl->steps, cap * sizeof(*n));
-        if (!n) {
-            pl->error = IC_ERR_NO_MEM;
-            return -1;
-        }
-        pl->steps = n;
-        pl->steps_cap = cap;
-    }
+    if (grow_steps(pl))
+        return -1;
     ic_access_t r[2], w[2];
     int nr, nw;
     step_accesses(&s, r, &nr, w, &nw);
@@ -228,6 +238,24 @@ static long append(ic_plan_t *pl, ic_step_t s)
     return (long)pl->nsteps++;
 }
 
+/* Appends a JOIN waiting for the n steps of list; 0 or -1 (error set). */
+static int append_join(ic_plan_t *pl, const uint32_t *list, size_t n)
+{
+    if (grow_steps(pl))
+        return -1;
+    ic_step_t s = {0};
+    s.kind = IC_STEP_JOIN;
+    s.peer = -1;
+    s.dep_first = (uint32_t)pl->ndeps;
+    for (size_t k = n; k-- > 0;) { /* newest first, like inferred lists */
+        if (push_dep(pl, list[k]))
+            return -1;
+        s.ndeps++;
+    }
+    pl->steps[pl->nsteps++] = s;
+    return 0;
+}
+
 void ic_plan_fence(ic_plan_t *pl)
 {
     size_t lo = pl->fence, n = pl->nsteps;
@@ -247,9 +275,16 @@ void ic_plan_fence(ic_plan_t *pl)
     for (size_t j = lo; j < n; j++)
         if (!waited[j - lo])
             sinks[ns++] = (uint32_t)j;
+    /* Several sinks: one JOIN waits for them all, and later steps wait for
+     * the JOIN (a stage with hundreds of final sends would otherwise give
+     * every first step of the next stage hundreds of dependencies). */
+    if (ns > 1 && append_join(pl, sinks, ns) == 0) {
+        sinks[0] = (uint32_t)(pl->nsteps - 1);
+        ns = 1;
+    }
     pl->sinks = sinks;
     pl->nsinks = ns;
-    pl->fence = n;
+    pl->fence = pl->nsteps;
 }
 
 static void note_extent(ic_plan_t *pl, ic_loc_t l, size_t bytes)

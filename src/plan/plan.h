@@ -1,7 +1,8 @@
 /*
  * plan.h — one rank's part of one collective, as an array of steps.
  *
- * A step is SEND, RECV, COPY or REDUCE.  It names its peer and a tag (for
+ * A step is SEND, RECV, COPY, REDUCE or JOIN (no work; it gathers a fence's
+ * dependencies so later steps wait for one step instead of many).  It names its peer and a tag (for
  * SEND/RECV), a source and a destination as (buffer id, byte offset), and a
  * byte count.  Buffer ids are symbolic (the user's send buffer, receive
  * buffer, or the plan's scratch), so a plan can be cached and re-bound to new
@@ -31,7 +32,8 @@ typedef enum ic_step_kind {
     IC_STEP_SEND,
     IC_STEP_RECV,
     IC_STEP_COPY,
-    IC_STEP_REDUCE
+    IC_STEP_REDUCE,
+    IC_STEP_JOIN /* no work: waits for its dependencies (ic_plan_fence) */
 } ic_step_kind_t;
 
 typedef enum ic_buf_id {
@@ -138,7 +140,8 @@ long ic_plan_reduce(ic_plan_t *pl, ic_loc_t src, ic_loc_t dst, size_t bytes, uns
 void ic_plan_add_dep(ic_plan_t *pl, long step, long before);
 
 /* A fence: every step added from now on waits (directly or through other
- * new steps) for every step added before.  Stage compositions call it
+ * new steps) for every step added before (through one JOIN step when more
+ * than one step ends the previous stage).  Stage compositions call it
  * between stages so a rank does not take up the next stage's messages
  * while it still works on the previous one (which could delay the
  * previous stage elsewhere); plain block compositions overlap freely. */

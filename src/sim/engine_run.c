@@ -1,0 +1,632 @@
+/*
+ * engine_run.c — the engine's event loop: steps becoming ready, messages
+ * starting, flows sharing links, and the contention report.
+ *
+ * A binary heap orders events by (time, sequence).  At each moment the
+ * engine first handles every event of that moment (completing steps,
+ * which makes their successors ready; ending flows), then starts every
+ * message that can start, repeating until nothing more happens then.
+ *
+ * Starting: a message can start when its SEND and RECV are both ready,
+ * and (one-port) the sender's send port and the receiver's receive port
+ * are free, and (circuit switching) no other message holds a link of its
+ * path.  Among messages that could start at one moment, earlier-ready
+ * SEND, then lower sender, then earlier step goes first.  Only messages of
+ * "dirty" nodes (a port freed, a new message) are looked at, so a moment
+ * costs what changed, not the number of waiting messages.
+ *
+ * Time of a message of n bytes over a path of h links (network.h):
+ *   fixed   alpha + h*hop + n'*beta, n' = n (n*h for store-and-forward),
+ *           when nothing is shared (full network, contention off, or
+ *           circuit switching);
+ *   flow    start-up alpha + h*hop, then n' bytes at c seconds per byte,
+ *           c = max(beta, beta_net * M), M the most messages on a link of
+ *           its path; c is recomputed for every flow on a link whose count
+ *           changes (a message starting or ending), and its end event
+ *           moved (the old one is recognised by its version and dropped).
+ */
+#include "sim/engine_impl.h"
+
+#include "core/status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small containers ----------------------------------------------------- */
+
+static int idvec_push(idvec_t *v, size_t x)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 8;
+        size_t *n = realloc(v->v, cap * sizeof(*n));
+        if (!n)
+            return -1;
+        v->v = n;
+        v->cap = cap;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+static int u32vec_push(u32vec_t *v, uint32_t x)
+{
+    if (v->n == v->cap) {
+        uint32_t cap = v->cap ? 2 * v->cap : 4;
+        uint32_t *n = realloc(v->v, cap * sizeof(*n));
+        if (!n)
+            return -1;
+        v->v = n;
+        v->cap = cap;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+static void u32vec_remove(u32vec_t *v, uint32_t x)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->v[i] == x) {
+            v->v[i] = v->v[--v->n];
+            return;
+        }
+}
+
+/* ---- heap ----------------------------------------------------------------- */
+
+static bool ev_less(const event_t *a, const event_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int heap_push(engine_t *e, double t, uint8_t kind, size_t id, uint32_t ver)
+{
+    if (e->nheap == e->heap_cap) {
+        size_t cap = e->heap_cap ? 2 * e->heap_cap : 256;
+        event_t *h = realloc(e->heap, cap * sizeof(*h));
+        if (!h)
+            return -1;
+        e->heap = h;
+        e->heap_cap = cap;
+    }
+    size_t i = e->nheap++;
+    e->heap[i] = (event_t){t, e->seq++, id, ver, kind};
+    while (i > 0 && ev_less(&e->heap[i], &e->heap[(i - 1) / 2])) {
+        event_t tmp = e->heap[i];
+        e->heap[i] = e->heap[(i - 1) / 2];
+        e->heap[(i - 1) / 2] = tmp;
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static event_t heap_pop(engine_t *e)
+{
+    event_t top = e->heap[0];
+    e->heap[0] = e->heap[--e->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, s = i;
+        if (l < e->nheap && ev_less(&e->heap[l], &e->heap[s]))
+            s = l;
+        if (r < e->nheap && ev_less(&e->heap[r], &e->heap[s]))
+            s = r;
+        if (s == i)
+            break;
+        event_t tmp = e->heap[i];
+        e->heap[i] = e->heap[s];
+        e->heap[s] = tmp;
+        i = s;
+    }
+    return top;
+}
+
+/* ---- steps ---------------------------------------------------------------- */
+
+static unsigned char *addr(inst_t *in, ic_loc_t l)
+{
+    return in->buf[l.buf] ? in->buf[l.buf] + l.off : NULL;
+}
+
+static void mark_dirty(engine_t *e, int node, int *err)
+{
+    if (!e->is_dirty[node]) {
+        e->is_dirty[node] = 1;
+        *err |= idvec_push(&e->dirty, (size_t)node);
+    }
+}
+
+/* Both sides of the message of SEND sg are ready: it may start. */
+static int add_candidate(engine_t *e, size_t sg)
+{
+    if (e->net && e->net->all_port)
+        return idvec_push(&e->fresh, sg);
+    int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->g[sg].match].inst].node;
+    int err = idvec_push(&e->sendq[sn], sg);
+    err |= idvec_push(&e->recvq[rn], sg);
+    mark_dirty(e, sn, &err);
+    mark_dirty(e, rn, &err);
+    return err;
+}
+
+static int make_ready(engine_t *e, size_t gid, double t)
+{
+    gstep_t *g = &e->g[gid];
+    g->ready_at = t;
+    switch ((ic_step_kind_t)g->kind) {
+    case IC_STEP_SEND:
+    case IC_STEP_RECV:
+        g->ready = 1;
+        if (!e->g[g->match].ready)
+            return 0;
+        return add_candidate(e, g->kind == IC_STEP_SEND ? gid : g->match);
+    case IC_STEP_JOIN:
+        return heap_push(e, t, EV_STEP, gid, 0);
+    default: {
+        inst_t *in;
+        const ic_step_t *s = ic_sim_step(e, gid, &in);
+        double rate = s->kind == IC_STEP_COPY ? e->m->delta : e->m->gamma;
+        double start = t > e->compute_free[in->node] ? t : e->compute_free[in->node];
+        double end = start + (double)s->bytes * rate;
+        e->compute_free[in->node] = end;
+        if (e->move)
+            ic_step_run_local(&in->plan, s, addr(in, s->src), addr(in, s->dst));
+        return heap_push(e, end, EV_STEP, gid, 0);
+    }
+    }
+}
+
+/* ---- links ---------------------------------------------------------------- */
+
+/* The route of the message of SEND sg into e->route; its hop count. */
+static int route_of(engine_t *e, size_t sg)
+{
+    if (!e->nlinks)
+        return 0;
+    int a = e->in[e->g[sg].inst].pnode, b = e->in[e->g[e->g[sg].match].inst].pnode;
+    return ic_net_route(e->net, a, b, e->route, e->max_hops);
+}
+
+static void release_links(engine_t *e, const uint32_t *path, int h)
+{
+    for (int k = 0; k < h; k++)
+        e->load[path[k]]--;
+    if (e->circuits && h > 0)
+        e->released = true;
+}
+
+static int complete(engine_t *e, size_t gid, double t)
+{
+    const gstep_t *g = &e->g[gid];
+    const inst_t *in = &e->in[g->inst];
+    e->done_steps++;
+    if (e->res->node_time && t > e->res->node_time[in->node])
+        e->res->node_time[in->node] = t;
+    if (t > e->res->time)
+        e->res->time = t;
+    int err = 0;
+    if (g->kind == IC_STEP_SEND || g->kind == IC_STEP_RECV) {
+        /* A fixed-time message ends: its ports are free now, and its links
+         * (flows release theirs when they end). */
+        if (!(e->net && e->net->all_port))
+            mark_dirty(e, in->node, &err);
+        if (g->kind == IC_STEP_SEND && !e->flows && e->nlinks)
+            release_links(e, e->route, route_of(e, gid));
+    }
+    for (uint32_t k = e->g[gid].succ_first; k < e->g[gid + 1].succ_first; k++) {
+        gstep_t *nx = &e->g[e->succ[k]];
+        if (t > nx->ready_at)
+            nx->ready_at = t;
+        if (--nx->remaining == 0)
+            err |= make_ready(e, e->succ[k], nx->ready_at);
+    }
+    return err;
+}
+
+/* ---- flows ---------------------------------------------------------------- */
+
+static double per_byte(const engine_t *e, const flow_t *f)
+{
+    if (f->hops == 0)
+        return e->m->beta; /* two ranks on one node */
+    uint32_t most = 1;
+    for (int k = 0; k < f->hops; k++)
+        if (e->load[f->path[k]] > most)
+            most = e->load[f->path[k]];
+    double bn = e->net->beta_net > 0 ? e->net->beta_net : e->m->beta;
+    double c = bn * most;
+    return c > e->m->beta ? c : e->m->beta;
+}
+
+/* Brings flow f's bytes up to time t and gives it its current per-byte
+ * time, moving its end event when that changed. */
+static int reprice(engine_t *e, uint32_t id, double t)
+{
+    flow_t *f = &e->fl[id];
+    if (t > f->t_last) {
+        f->left -= (t - f->t_last) / f->c;
+        if (f->left < 0)
+            f->left = 0;
+        f->t_last = t;
+    }
+    double c = per_byte(e, f);
+    if (c == f->c)
+        return 0;
+    f->c = c;
+    f->ver++;
+    double from = t > f->lat_end ? t : f->lat_end;
+    return heap_push(e, from + f->left * c, EV_FLOW, id, f->ver);
+}
+
+/* Reprices every flow on the links of path except skip. */
+static int reprice_path(engine_t *e, const uint32_t *path, int h, uint32_t skip, double t)
+{
+    int err = 0;
+    for (int k = 0; k < h; k++) {
+        const u32vec_t *lf = &e->link_flows[path[k]];
+        for (uint32_t i = 0; i < lf->n; i++)
+            if (lf->v[i] != skip)
+                err |= reprice(e, lf->v[i], t);
+    }
+    return err;
+}
+
+static int flow_start(engine_t *e, size_t sg, double t, int h, double bytes)
+{
+    uint32_t id;
+    if (e->fl_free.n) {
+        id = e->fl_free.v[--e->fl_free.n];
+    } else {
+        if (e->nfl == e->fl_cap) {
+            uint32_t cap = e->fl_cap ? 2 * e->fl_cap : 64;
+            flow_t *n = realloc(e->fl, cap * sizeof(*n));
+            if (!n)
+                return -1;
+            memset(n + e->fl_cap, 0, (cap - e->fl_cap) * sizeof(*n));
+            e->fl = n;
+            e->fl_cap = cap;
+        }
+        id = e->nfl++;
+    }
+    flow_t *f = &e->fl[id];
+    if ((uint32_t)h > f->path_cap) {
+        uint32_t *p = realloc(f->path, (size_t)h * sizeof(*p));
+        if (!p)
+            return -1;
+        f->path = p;
+        f->path_cap = (uint32_t)h;
+    }
+    memcpy(f->path, e->route, (size_t)h * sizeof(uint32_t));
+    f->hops = h;
+    f->sg = sg;
+    f->lat_end = t + (e->m->alpha + h * e->net->hop);
+    f->t_last = f->lat_end;
+    f->left = bytes;
+    int err = 0;
+    for (int k = 0; k < h; k++)
+        err |= u32vec_push(&e->link_flows[f->path[k]], id);
+    f->c = per_byte(e, f);
+    f->ver++;
+    err |= heap_push(e, f->lat_end + f->left * f->c, EV_FLOW, id, f->ver);
+    return err | reprice_path(e, f->path, h, id, t);
+}
+
+static int flow_end(engine_t *e, uint32_t id, double t)
+{
+    flow_t *f = &e->fl[id];
+    f->ver++; /* no stale event of it may fire */
+    size_t sg = f->sg;
+    inst_t *si;
+    ic_sim_step(e, sg, &si);
+    for (int k = 0; k < f->hops; k++)
+        u32vec_remove(&e->link_flows[f->path[k]], id);
+    release_links(e, f->path, f->hops);
+    int err = reprice_path(e, f->path, f->hops, UINT32_MAX, t);
+    err |= u32vec_push(&e->fl_free, id);
+    /* Ports free now (they were held open-ended). */
+    inst_t *ri;
+    ic_sim_step(e, e->g[sg].match, &ri);
+    e->send_free[si->node] = t;
+    e->recv_free[ri->node] = t;
+    err |= complete(e, sg, t);
+    return err | complete(e, e->g[sg].match, t);
+}
+
+/* ---- contention report ---------------------------------------------------- */
+
+static ic_sim_step_load_t *report_step(engine_t *e, double t)
+{
+    ic_sim_contention_t *c = e->ct;
+    if (c->nsteps == 0 || t != e->step_t) {
+        if (c->nsteps == e->ct_cap) {
+            size_t cap = e->ct_cap ? 2 * e->ct_cap : 64;
+            ic_sim_step_load_t *s = realloc(c->steps, cap * sizeof(*s));
+            if (!s)
+                return NULL;
+            c->steps = s;
+            e->ct_cap = cap;
+        }
+        c->steps[c->nsteps++] = (ic_sim_step_load_t){t, 0, 0, -1};
+        e->step_t = t;
+    }
+    return &c->steps[c->nsteps - 1];
+}
+
+static int report_start(engine_t *e, double t, int h)
+{
+    ic_sim_contention_t *c = e->ct;
+    ic_sim_step_load_t *st = report_step(e, t);
+    if (!st)
+        return -1;
+    st->started++;
+    for (int k = 0; k < h; k++) {
+        uint32_t l = e->load[e->route[k]];
+        if (l > st->max_load) {
+            st->max_load = l;
+            st->link = (long)e->route[k];
+        }
+        if (l > c->max_load) {
+            c->max_load = l;
+            c->max_link = (long)e->route[k];
+            c->max_step = c->nsteps - 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- starting messages ---------------------------------------------------- */
+
+static bool path_free(const engine_t *e, int h)
+{
+    for (int k = 0; k < h; k++)
+        if (e->load[e->route[k]])
+            return false;
+    return true;
+}
+
+/* Starts the message of SEND sg at t if it can; 1 if it did, 0 if not, -1
+ * when out of memory. */
+static int try_start(engine_t *e, size_t sg, double t)
+{
+    size_t rg = e->g[sg].match;
+    inst_t *si = &e->in[e->g[sg].inst], *ri = &e->in[e->g[rg].inst];
+    size_t nbytes = e->g[sg].bytes;
+    bool one_port = !(e->net && e->net->all_port);
+    if (one_port && (e->send_free[si->node] > t || e->recv_free[ri->node] > t))
+        return 0;
+    int h = route_of(e, sg);
+    if (e->circuits && !path_free(e, h)) {
+        if (!e->g[sg].started && idvec_push(&e->blocked, sg))
+            return -1;
+        return 0;
+    }
+    e->g[sg].started = 1;
+    for (int k = 0; k < h; k++)
+        e->load[e->route[k]]++;
+    if (e->ct && report_start(e, t, h))
+        return -1;
+    if (e->move && nbytes)
+        memcpy(addr(ri, ic_sim_step(e, rg, NULL)->dst), addr(si, ic_sim_step(e, sg, NULL)->src),
+               nbytes);
+    e->res->msgs++;
+    e->res->bytes += nbytes;
+    if (e->res->node_msgs)
+        e->res->node_msgs[si->node]++;
+    if (e->res->node_bytes)
+        e->res->node_bytes[si->node] += nbytes;
+    bool saf = e->net && e->net->switching == IC_SWITCH_STORE_FORWARD;
+    double bytes = (double)nbytes * (saf && h > 1 ? h : 1);
+    if (e->flows) {
+        e->send_free[si->node] = HUGE_VAL;
+        e->recv_free[ri->node] = HUGE_VAL;
+        return flow_start(e, sg, t, h, bytes) ? -1 : 1;
+    }
+    double hop = e->net ? e->net->hop : 0;
+    double end = t + (e->m->alpha + h * hop) + bytes * e->m->beta;
+    e->send_free[si->node] = end;
+    e->recv_free[ri->node] = end;
+    if (heap_push(e, end, EV_STEP, sg, 0) || heap_push(e, end, EV_STEP, rg, 0))
+        return -1;
+    return 1;
+}
+
+static const engine_t *sort_ctx; /* qsort has no context argument in C11 */
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const engine_t *e = sort_ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (e->g[x].ready_at != e->g[y].ready_at)
+        return e->g[x].ready_at < e->g[y].ready_at ? -1 : 1;
+    int nx = e->in[e->g[x].inst].node, ny = e->in[e->g[y].inst].node;
+    if (nx != ny)
+        return nx < ny ? -1 : 1;
+    return x < y ? -1 : (x > y);
+}
+
+/* Moves the unstarted messages of q whose ports are free into collect,
+ * dropping started ones from q. */
+static int gather_queue(engine_t *e, idvec_t *q, double t)
+{
+    size_t keep = 0;
+    int err = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        size_t sg = q->v[i];
+        if (e->g[sg].started)
+            continue;
+        q->v[keep++] = sg;
+        int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->g[sg].match].inst].node;
+        if (e->send_free[sn] <= t && e->recv_free[rn] <= t)
+            err |= idvec_push(&e->collect, sg);
+    }
+    q->n = keep;
+    return err;
+}
+
+/* Starts every message that can start at time t. */
+static int start_messages(engine_t *e, double t)
+{
+    int err = 0;
+    bool one_port = !(e->net && e->net->all_port);
+    e->collect.n = 0;
+    if (e->released) {
+        /* Circuits were released: blocked messages may go now. */
+        for (size_t i = 0; i < e->blocked.n; i++) {
+            size_t sg = e->blocked.v[i];
+            if (e->g[sg].started)
+                continue;
+            if (one_port) {
+                inst_t *si, *ri;
+                ic_sim_step(e, sg, &si);
+                ic_sim_step(e, e->g[sg].match, &ri);
+                mark_dirty(e, si->node, &err);
+                mark_dirty(e, ri->node, &err);
+            } else {
+                err |= idvec_push(&e->fresh, sg);
+            }
+        }
+        e->blocked.n = 0;
+        e->released = false;
+    }
+    if (one_port) {
+        for (size_t i = 0; i < e->dirty.n; i++) {
+            int node = (int)e->dirty.v[i];
+            e->is_dirty[node] = 0;
+            err |= gather_queue(e, &e->sendq[node], t);
+            err |= gather_queue(e, &e->recvq[node], t);
+        }
+        e->dirty.n = 0;
+    } else {
+        for (size_t i = 0; i < e->fresh.n; i++)
+            err |= idvec_push(&e->collect, e->fresh.v[i]);
+        e->fresh.n = 0;
+    }
+    if (err)
+        return -1;
+    sort_ctx = e;
+    qsort(e->collect.v, e->collect.n, sizeof(size_t), cand_cmp);
+    for (size_t i = 0; i < e->collect.n; i++) {
+        size_t sg = e->collect.v[i];
+        if (i > 0 && sg == e->collect.v[i - 1])
+            continue;
+        if (!e->g[sg].started && try_start(e, sg, t) < 0)
+            return -1;
+    }
+    ic_sim_contention_t *c = e->ct;
+    if (c && c->link_load && c->nsteps == c->picture_step + 1 && e->step_t == t)
+        memcpy(c->link_load, e->load, (size_t)e->nlinks * sizeof(uint32_t));
+    return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static int handle(engine_t *e, event_t ev)
+{
+    switch (ev.kind) {
+    case EV_STEP:
+        return complete(e, ev.id, ev.t);
+    default: {
+        flow_t *f = &e->fl[ev.id];
+        if (ev.ver != f->ver)
+            return 0; /* moved since */
+        return flow_end(e, (uint32_t)ev.id, ev.t);
+    }
+    }
+}
+
+static ic_status_t set_up(engine_t *e)
+{
+    size_t nodes = 0;
+    for (size_t i = 0; i < e->ninst; i++)
+        if ((size_t)e->in[i].node + 1 > nodes)
+            nodes = (size_t)e->in[i].node + 1;
+    e->sendq = calloc(nodes + 1, sizeof(idvec_t));
+    e->recvq = calloc(nodes + 1, sizeof(idvec_t));
+    e->is_dirty = calloc(nodes + 1, 1);
+    e->route = malloc(((size_t)e->max_hops + 1) * sizeof(uint32_t));
+    if (!e->sendq || !e->recvq || !e->is_dirty || !e->route)
+        return IC_ERR_NO_MEM;
+    if (e->nlinks) {
+        e->load = calloc((size_t)e->nlinks, sizeof(uint32_t));
+        if (!e->load)
+            return IC_ERR_NO_MEM;
+        if (e->flows && !(e->link_flows = calloc((size_t)e->nlinks, sizeof(u32vec_t))))
+            return IC_ERR_NO_MEM;
+    }
+    if (e->ct) {
+        e->ct->max_link = -1;
+        if (e->ct->picture_step != SIZE_MAX && e->nlinks &&
+            !(e->ct->link_load = calloc((size_t)e->nlinks, sizeof(uint32_t))))
+            return IC_ERR_NO_MEM;
+        e->ct->nlinks = e->nlinks;
+    }
+    return IC_OK;
+}
+
+ic_status_t ic_sim_engine_run(engine_t *e)
+{
+    if (set_up(e) != IC_OK)
+        return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    for (size_t g = 0; g < e->nsteps; g++)
+        if (e->g[g].remaining == 0 && make_ready(e, g, 0))
+            return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    double t = 0;
+    for (;;) {
+        if (start_messages(e, t))
+            return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+        if (e->nheap == 0)
+            break;
+        t = e->heap[0].t;
+        while (e->nheap > 0 && e->heap[0].t == t)
+            if (handle(e, heap_pop(e)))
+                return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    }
+    if (e->ct && e->ct->link_load && e->ct->nsteps <= e->ct->picture_step) {
+        free(e->ct->link_load); /* no such step */
+        e->ct->link_load = NULL;
+    }
+    if (e->done_steps != e->nsteps) {
+        for (size_t g = 0; g < e->nsteps; g++) {
+            inst_t *in;
+            const ic_step_t *s = ic_sim_step(e, g, &in);
+            if (e->g[g].remaining == 0 && (s->kind == IC_STEP_SEND || s->kind == IC_STEP_RECV))
+                return ic_set_error(IC_ERR_INTERNAL,
+                                    "ic_sim_run: deadlock: job %d rank %d step %zu (%s with "
+                                    "%d) never ran", in->job, in->crank, g - in->base,
+                                    ic_step_kind_name((ic_step_kind_t)s->kind), s->peer);
+        }
+        return ic_set_error(IC_ERR_INTERNAL, "ic_sim_run: deadlock: %zu of %zu steps ran",
+                            e->done_steps, e->nsteps);
+    }
+    e->res->steps = e->done_steps;
+    return IC_OK;
+}
+
+void ic_sim_engine_run_free(engine_t *e)
+{
+    size_t nodes = 0;
+    for (size_t i = 0; i < e->ninst; i++)
+        if ((size_t)e->in[i].node + 1 > nodes)
+            nodes = (size_t)e->in[i].node + 1;
+    for (size_t i = 0; e->sendq && i <= nodes; i++)
+        free(e->sendq[i].v);
+    for (size_t i = 0; e->recvq && i <= nodes; i++)
+        free(e->recvq[i].v);
+    free(e->sendq);
+    free(e->recvq);
+    free(e->fresh.v);
+    free(e->dirty.v);
+    free(e->collect.v);
+    free(e->blocked.v);
+    free(e->is_dirty);
+    free(e->route);
+    free(e->load);
+    for (long l = 0; e->link_flows && l < e->nlinks; l++)
+        free(e->link_flows[l].v);
+    free(e->link_flows);
+    for (uint32_t i = 0; i < e->nfl; i++)
+        free(e->fl[i].path);
+    free(e->fl);
+    free(e->fl_free.v);
+    free(e->heap);
+}

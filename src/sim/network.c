@@ -1,0 +1,247 @@
+/*
+ * network.c — physical networks: construction, checks, dimension-ordered
+ * routes and link names (see network.h).
+ */
+#include "sim/network.h"
+
+#include "core/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ic_net_t net_default(void)
+{
+    ic_net_t n;
+    memset(&n, 0, sizeof(n));
+    n.switching = IC_SWITCH_WORMHOLE;
+    n.contention = true;
+    return n;
+}
+
+ic_net_t ic_net_full(void) { return net_default(); }
+
+static ic_net_t net_dims(ic_net_kind_t kind, int ndims, const int *dims)
+{
+    ic_net_t n = net_default();
+    n.kind = kind;
+    n.ndims = ndims < 0 ? 0 : ndims > IC_NET_MAX_DIMS ? IC_NET_MAX_DIMS : ndims;
+    for (int k = 0; k < n.ndims; k++)
+        n.dims[k] = dims[k];
+    return n;
+}
+
+ic_net_t ic_net_mesh(int ndims, const int *dims) { return net_dims(IC_NET_MESH, ndims, dims); }
+ic_net_t ic_net_torus(int ndims, const int *dims) { return net_dims(IC_NET_TORUS, ndims, dims); }
+
+ic_net_t ic_net_hypercube(int d)
+{
+    int twos[IC_NET_MAX_DIMS];
+    for (int k = 0; k < IC_NET_MAX_DIMS; k++)
+        twos[k] = 2;
+    return net_dims(IC_NET_HYPERCUBE, d, twos);
+}
+
+ic_status_t ic_net_parse(const char *spec, ic_net_t *net)
+{
+    if (!spec)
+        return ic_set_error(IC_ERR_ARG, "ic_net_parse: spec is NULL");
+    if (!strcmp(spec, "full")) {
+        *net = ic_net_full();
+        return IC_OK;
+    }
+    const char *colon = strchr(spec, ':');
+    size_t klen = colon ? (size_t)(colon - spec) : 0;
+    int dims[IC_NET_MAX_DIMS], nd = 0;
+    const char *s = colon ? colon + 1 : "";
+    while (*s) {
+        char *e;
+        long v = strtol(s, &e, 10);
+        if (e == s || v < 1 || v > (1L << 24) || nd == IC_NET_MAX_DIMS)
+            return ic_set_error(IC_ERR_ARG, "ic_net_parse: bad dimensions in \"%s\" (want "
+                                "AxBx.. with each side >= 1, at most %d)", spec,
+                                IC_NET_MAX_DIMS);
+        dims[nd++] = (int)v;
+        s = *e == 'x' ? e + 1 : e;
+        if (*e && *e != 'x')
+            return ic_set_error(IC_ERR_ARG, "ic_net_parse: bad dimensions in \"%s\"", spec);
+    }
+    if (klen == 4 && !strncmp(spec, "mesh", 4) && nd > 0)
+        *net = ic_net_mesh(nd, dims);
+    else if (klen == 5 && !strncmp(spec, "torus", 5) && nd > 0)
+        *net = ic_net_torus(nd, dims);
+    else if (klen == 9 && !strncmp(spec, "hypercube", 9) && nd == 1 &&
+             dims[0] <= IC_NET_MAX_DIMS)
+        *net = ic_net_hypercube(dims[0]);
+    else
+        return ic_set_error(IC_ERR_ARG, "ic_net_parse: unknown network \"%s\" (want full, "
+                            "mesh:AxB.., torus:AxB.. or hypercube:D with D <= %d)", spec,
+                            IC_NET_MAX_DIMS);
+    return IC_OK;
+}
+
+long ic_net_nodes(const ic_net_t *net, int world_size)
+{
+    if (!net || net->kind == IC_NET_FULL)
+        return net && net->full_nodes > 0 ? net->full_nodes : world_size;
+    long n = 1;
+    for (int k = 0; k < net->ndims; k++)
+        n *= net->dims[k];
+    return n;
+}
+
+long ic_net_links(const ic_net_t *net, int world_size)
+{
+    if (!net || net->kind == IC_NET_FULL)
+        return 0;
+    return ic_net_nodes(net, world_size) * 2 * net->ndims;
+}
+
+ic_status_t ic_net_check(const ic_net_t *net, int world_size)
+{
+    if (!net)
+        return IC_OK;
+    if ((unsigned)net->kind > IC_NET_HYPERCUBE)
+        return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->kind %d is not a network kind",
+                            (int)net->kind);
+    if ((unsigned)net->switching > IC_SWITCH_STORE_FORWARD)
+        return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->switching %d is not a switching "
+                            "mode", (int)net->switching);
+    if (!(net->beta_net >= 0) || !(net->hop >= 0))
+        return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->%s must be >= 0",
+                            net->beta_net >= 0 ? "hop" : "beta_net");
+    if (net->kind != IC_NET_FULL) {
+        if (net->ndims < 1 || net->ndims > IC_NET_MAX_DIMS)
+            return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->ndims %d (want 1..%d)",
+                                net->ndims, IC_NET_MAX_DIMS);
+        long n = 1;
+        for (int k = 0; k < net->ndims; k++) {
+            if (net->dims[k] < 1 || (net->kind == IC_NET_HYPERCUBE && net->dims[k] != 2))
+                return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->dims[%d] = %d", k,
+                                    net->dims[k]);
+            n *= net->dims[k];
+            if (n > (1L << 30))
+                return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: more than 2^30 nodes");
+        }
+    }
+    long nodes = ic_net_nodes(net, world_size);
+    if (!net->place && nodes < world_size)
+        return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: %d ranks on %ld nodes (give "
+                            "net->place to put several ranks on one node)", world_size, nodes);
+    for (int r = 0; net->place && r < world_size; r++)
+        if (net->place[r] < 0 || net->place[r] >= nodes)
+            return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->place[%d] = %d is not a node "
+                                "(0..%ld)", r, net->place[r], nodes - 1);
+    return IC_OK;
+}
+
+int ic_net_max_hops(const ic_net_t *net)
+{
+    if (!net || net->kind == IC_NET_FULL)
+        return 0;
+    int h = 0;
+    for (int k = 0; k < net->ndims; k++)
+        h += net->kind == IC_NET_TORUS ? net->dims[k] / 2 : net->dims[k] - 1;
+    return h;
+}
+
+static long stride_of(const ic_net_t *net, int k)
+{
+    long s = 1;
+    for (int j = net->ndims - 1; j > k; j--)
+        s *= net->dims[j];
+    return s;
+}
+
+int ic_net_route(const ic_net_t *net, int a, int b, uint32_t *links, int max)
+{
+    if (!net || net->kind == IC_NET_FULL || a == b)
+        return 0;
+    int d = net->ndims, h = 0;
+    long cur = a;
+    for (int k = 0; k < d; k++) {
+        long st = stride_of(net, k);
+        int m = net->dims[k];
+        int ca = (int)((cur / st) % m), cb = (int)(((long)b / st) % m);
+        if (ca == cb)
+            continue;
+        int dir = cb > ca ? 0 : 1, steps = cb > ca ? cb - ca : ca - cb;
+        if (net->kind == IC_NET_TORUS && m > 2) {
+            int fwd = ((cb - ca) % m + m) % m, back = m - fwd;
+            dir = fwd <= back ? 0 : 1;
+            steps = fwd <= back ? fwd : back;
+        }
+        for (int s = 0; s < steps; s++) {
+            if (h < max)
+                links[h] = (uint32_t)(cur * 2 * d + 2 * k + dir);
+            h++;
+            int c = (int)((cur / st) % m);
+            int nc = dir == 0 ? (c + 1) % m : (c + m - 1) % m;
+            cur += (long)(nc - c) * st;
+        }
+    }
+    return h;
+}
+
+void ic_net_link_ends(const ic_net_t *net, long link, int *from, int *to, int *dim, int *dir)
+{
+    int d = net->ndims > 0 ? net->ndims : 1;
+    long node = link / (2 * d);
+    int k = (int)(link % (2 * d)) / 2, neg = (int)(link % 2);
+    long st = stride_of(net, k);
+    int m = net->dims[k], c = (int)((node / st) % m);
+    int nc = neg ? (c + m - 1) % m : (c + 1) % m;
+    *from = (int)node;
+    *to = (int)(node + (long)(nc - c) * st);
+    *dim = k;
+    *dir = neg ? -1 : 1;
+}
+
+static int coords_str(const ic_net_t *net, int node, char *buf, size_t len)
+{
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, len - o, "(");
+    for (int k = 0; k < net->ndims && o < len; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%ld", k ? "," : "",
+                              ((long)node / stride_of(net, k)) % net->dims[k]);
+    if (o < len)
+        o += (size_t)snprintf(buf + o, len - o, ")");
+    return (int)o;
+}
+
+void ic_net_link_name(const ic_net_t *net, long link, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    if (!net || net->kind == IC_NET_FULL || link < 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    int from, to, dim, dir;
+    ic_net_link_ends(net, link, &from, &to, &dim, &dir);
+    char a[96], b[96];
+    coords_str(net, from, a, sizeof a);
+    coords_str(net, to, b, sizeof b);
+    snprintf(buf, len, "%s->%s", a, b);
+}
+
+void ic_net_describe(const ic_net_t *net, char *buf, size_t len)
+{
+    static const char *const kinds[] = {"full", "mesh", "torus", "hypercube"};
+    static const char *const sw[] = {"wormhole", "circuit", "store-and-forward"};
+    if (!net) {
+        snprintf(buf, len, "fully connected, one-port");
+        return;
+    }
+    char shape[128] = "";
+    size_t o = 0;
+    if (net->kind == IC_NET_HYPERCUBE)
+        snprintf(shape, sizeof shape, " %d-D", net->ndims);
+    else
+        for (int k = 0; k < net->ndims && o < sizeof shape; k++)
+            o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%d", k ? "x" : " ",
+                                  net->dims[k]);
+    snprintf(buf, len, "%s%s, %s, %s, %s", kinds[net->kind], shape, sw[net->switching],
+             net->all_port ? "all-port" : "one-port",
+             net->contention ? "links shared" : "no contention");
+}

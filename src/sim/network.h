@@ -1,0 +1,116 @@
+/*
+ * network.h — the physical networks the engine can simulate.
+ *
+ * A network is a set of nodes joined by directed links, plus how a message
+ * crosses them:
+ *
+ *   full       every pair of nodes joined directly (the seeds' fully
+ *              connected model; no links to share: the engine's default);
+ *   mesh       m0 x m1 x ... x m(d-1) nodes, row-major like ic_mesh_t (the
+ *              last dimension varies fastest), a link each way between
+ *              neighbours along every dimension;
+ *   torus      the same with wrap-around links;
+ *   hypercube  2 x 2 x ... x 2 (d times): node bits are coordinates.
+ *
+ * Routing is dimension-ordered (e-cube): a message moves along dimension 0
+ * until its coordinate is right, then dimension 1, and so on (seed 000,
+ * assumption 4).  On a torus it takes the shorter way round, the positive
+ * one on a tie.  Every node has 2d outgoing links, numbered
+ *   link = node * 2d + 2k + dir      (dir 0: coordinate + 1, 1: - 1),
+ * of which those off the edge of a mesh are never used.
+ *
+ * Switching decides the time of a message of n bytes over h links (see
+ * docs/simulator.md for the full model):
+ *   wormhole       alpha + h*hop + n*c, the message holding every link of
+ *                  its path while it lasts; with contention, c is
+ *                  max(beta, beta_net * M) per byte, M the most messages on
+ *                  one link of the path (seed 002: alpha + M n beta; seed
+ *                  000: beta_node vs beta_net, excess network bandwidth);
+ *   circuit        set-up alpha + h*hop (seed 003: xi + i tau), then n*beta;
+ *                  a circuit needs every link of its path to itself, so a
+ *                  message waits until its whole path is free;
+ *   store-forward  alpha + h*hop + h*n*c: every link receives the whole
+ *                  message before passing it on.
+ * Without contention, beta_net and link sharing are ignored (c = beta).
+ */
+#ifndef IC_SIM_NETWORK_H
+#define IC_SIM_NETWORK_H
+
+#include "intercom.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IC_NET_MAX_DIMS 16
+
+typedef enum ic_net_kind {
+    IC_NET_FULL = 0,
+    IC_NET_MESH,
+    IC_NET_TORUS,
+    IC_NET_HYPERCUBE
+} ic_net_kind_t;
+
+typedef enum ic_switching {
+    IC_SWITCH_WORMHOLE = 0,
+    IC_SWITCH_CIRCUIT,
+    IC_SWITCH_STORE_FORWARD
+} ic_switching_t;
+
+typedef struct ic_net {
+    ic_net_kind_t kind;
+    int ndims;                  /* mesh/torus/hypercube dimensions */
+    int dims[IC_NET_MAX_DIMS];  /* side lengths (hypercube: all 2, set by ic_net_hypercube) */
+    int full_nodes;             /* node count of the full network (0: the world size) */
+    ic_switching_t switching;
+    bool all_port;    /* nodes send and receive any number of messages at once;
+                         false: one send port and one receive port (seed 000) */
+    bool contention;  /* messages on one directed link share its bandwidth */
+    double beta_net;  /* seconds per byte of one link (0: the model's beta) */
+    double hop;       /* seconds per link of a path (wormhole/circuit set-up) */
+    const int *place; /* node of each world rank (NULL: rank r on node r) */
+} ic_net_t;
+
+/* Networks with everything else at its default (wormhole, one-port,
+ * contention on, beta_net = beta, hop = 0, identity placement).  dims are
+ * copied. */
+ic_net_t ic_net_full(void);
+ic_net_t ic_net_mesh(int ndims, const int *dims);
+ic_net_t ic_net_torus(int ndims, const int *dims);
+ic_net_t ic_net_hypercube(int d);
+
+/* Parses "full", "mesh:16x32", "torus:8x8x8" or "hypercube:7" into *net
+ * (other fields at their defaults); IC_ERR_ARG naming the text otherwise. */
+ic_status_t ic_net_parse(const char *spec, ic_net_t *net);
+
+/* Checks net for world_size ranks: dimensions >= 1, enough nodes, every
+ * placed node in range.  IC_ERR_ARG naming the field otherwise.  Several
+ * ranks may share a node (their messages use no link). */
+ic_status_t ic_net_check(const ic_net_t *net, int world_size);
+
+/* Nodes (the full network: full_nodes, or world_size when 0). */
+long ic_net_nodes(const ic_net_t *net, int world_size);
+/* Directed link ids are below this (0 for the full network). */
+long ic_net_links(const ic_net_t *net, int world_size);
+/* The node of world rank r. */
+static inline int ic_net_node_of(const ic_net_t *net, int r)
+{
+    return net && net->place ? net->place[r] : r;
+}
+
+/* The links of the route from node a to node b, in order, into links
+ * (at most max; the route has at most sum(dims) links); returns the
+ * number of hops (0 for a == b or the full network). */
+int ic_net_route(const ic_net_t *net, int a, int b, uint32_t *links, int max);
+/* Longest route, an upper bound for ic_net_route's max. */
+int ic_net_max_hops(const ic_net_t *net);
+
+/* The two nodes a link joins, and the link's dimension and direction
+ * (+1 or -1). */
+void ic_net_link_ends(const ic_net_t *net, long link, int *from, int *to, int *dim, int *dir);
+/* Writes "(r,c)->(r,c+1)"-style text for a link into buf. */
+void ic_net_link_name(const ic_net_t *net, long link, char *buf, size_t len);
+/* Writes "mesh 16x32, wormhole, one-port, contention" into buf. */
+void ic_net_describe(const ic_net_t *net, char *buf, size_t len);
+
+#endif
