@@ -287,6 +287,7 @@ ic_status_t ic_sim_run_net(int world_size, const ic_model_t *m, const ic_net_t *
     e.max_hops = ic_net_max_hops(net);
     e.flows = net && net->contention && e.nlinks && net->switching != IC_SWITCH_CIRCUIT;
     e.circuits = net && net->contention && e.nlinks && net->switching == IC_SWITCH_CIRCUIT;
+    e.overlap = e.circuits && net->setup_overlap && !net->all_port;
     e.ct = res->contention;
     if (e.ct) {
         size_t want = e.ct->picture_step;

@@ -7,6 +7,8 @@
 
 #include "sim/engine.h"
 
+#include <stdlib.h>
+
 typedef struct inst {
     ic_plan_t plan;
     bool borrowed;             /* plan given by the caller (job.plans) */
@@ -18,7 +20,14 @@ typedef struct inst {
     unsigned char *scratch;    /* owned */
 } inst_t;
 
-enum { EV_STEP, EV_FLOW };
+enum {
+    EV_STEP,      /* a step completes (id: gid) */
+    EV_FLOW,      /* a flow ends, unless moved since (id: flow, ver) */
+    EV_WAKE,      /* a node's ports open for set-up (id: world rank) */
+    EV_CIRC_REQ,  /* a circuit asks for the next link of its path (id: slot) */
+    EV_CIRC_GO,   /* a circuit is set up: bytes move (id: slot) */
+    EV_CIRC_END   /* a circuit's message is through (id: slot) */
+};
 
 typedef struct event {
     double t;
@@ -38,8 +47,9 @@ typedef struct u32vec {
     uint32_t n, cap;
 } u32vec_t;
 
-/* A message in flight whose per-byte time can change (wormhole or
- * store-and-forward with contention). */
+/* A message in flight on links: a flow, whose per-byte time can change
+ * (wormhole or store-and-forward with contention), or a circuit being set
+ * up link by link and then moving its bytes. */
 typedef struct flow {
     size_t sg;          /* its SEND step */
     double lat_end;     /* start-up over: bytes move from then on */
@@ -48,6 +58,7 @@ typedef struct flow {
     double c;           /* current seconds per byte */
     uint32_t ver;
     int hops;
+    int next;           /* circuit: links of the path held so far */
     uint32_t *path, path_cap;
 } flow_t;
 
@@ -80,16 +91,20 @@ typedef struct engine {
     event_t *heap;
     size_t nheap, heap_cap, seq, done_steps;
     double *send_free, *recv_free, *compute_free; /* per world rank */
+    double *setup_free, *rsetup_free; /* setup_overlap: next set-up may start */
+    bool overlap;         /* circuits with setup_overlap */
     /* Messages whose both sides are ready and that have not started:
      * queued at the sender and at the receiver (one-port), or in fresh
      * (all-port).  A one-port node whose ports freed or that got a new
      * message is dirty: only dirty nodes' messages can start. */
-    idvec_t *sendq, *recvq, fresh, dirty, collect, blocked;
+    idvec_t *sendq, *recvq, fresh, dirty, collect;
     unsigned char *is_dirty;
-    bool released;        /* a circuit was released: retry blocked ones */
-    /* Links: messages on each, and (flows) which flows. */
+    /* Links: messages on each (circuits: holding or waiting for it); which
+     * flows are on it, or which circuits wait for it, first come first;
+     * whether a circuit holds it. */
     uint32_t *load;
     u32vec_t *link_flows;
+    unsigned char *held;
     flow_t *fl;
     uint32_t nfl, fl_cap;
     u32vec_t fl_free;
@@ -99,6 +114,34 @@ typedef struct engine {
     double step_t;        /* start time of the report's current step */
     size_t ct_cap;        /* room in ct->steps */
 } engine_t;
+
+static inline int u32vec_push(u32vec_t *v, uint32_t x)
+{
+    if (v->n == v->cap) {
+        uint32_t cap = v->cap ? 2 * v->cap : 4;
+        uint32_t *n = realloc(v->v, cap * sizeof(*n));
+        if (!n)
+            return -1;
+        v->v = n;
+        v->cap = cap;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+/* engine_run.c: the event heap, step completion, dirty nodes. */
+int ic_sim_push(engine_t *e, double t, uint8_t kind, size_t id, uint32_t ver);
+int ic_sim_complete(engine_t *e, size_t gid, double t);
+void ic_sim_dirty(engine_t *e, int node, int *err);
+
+/* engine_links.c: messages on links (flows, circuits) from their start
+ * (the message's loads already counted, its route in e->route) to their
+ * end, when they complete both steps. */
+int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes);
+int ic_sim_flow_end(engine_t *e, uint32_t id, double t);
+int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes);
+int ic_sim_circuit_event(engine_t *e, event_t ev);
+void ic_sim_links_free(engine_t *e);
 
 /* Runs the loaded, linked and matched steps to the end (engine_run.c). */
 ic_status_t ic_sim_engine_run(engine_t *e);

@@ -49,29 +49,6 @@ static int idvec_push(idvec_t *v, size_t x)
     return 0;
 }
 
-static int u32vec_push(u32vec_t *v, uint32_t x)
-{
-    if (v->n == v->cap) {
-        uint32_t cap = v->cap ? 2 * v->cap : 4;
-        uint32_t *n = realloc(v->v, cap * sizeof(*n));
-        if (!n)
-            return -1;
-        v->v = n;
-        v->cap = cap;
-    }
-    v->v[v->n++] = x;
-    return 0;
-}
-
-static void u32vec_remove(u32vec_t *v, uint32_t x)
-{
-    for (uint32_t i = 0; i < v->n; i++)
-        if (v->v[i] == x) {
-            v->v[i] = v->v[--v->n];
-            return;
-        }
-}
-
 /* ---- heap ----------------------------------------------------------------- */
 
 static bool ev_less(const event_t *a, const event_t *b)
@@ -79,7 +56,7 @@ static bool ev_less(const event_t *a, const event_t *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static int heap_push(engine_t *e, double t, uint8_t kind, size_t id, uint32_t ver)
+int ic_sim_push(engine_t *e, double t, uint8_t kind, size_t id, uint32_t ver)
 {
     if (e->nheap == e->heap_cap) {
         size_t cap = e->heap_cap ? 2 * e->heap_cap : 256;
@@ -128,7 +105,7 @@ static unsigned char *addr(inst_t *in, ic_loc_t l)
     return in->buf[l.buf] ? in->buf[l.buf] + l.off : NULL;
 }
 
-static void mark_dirty(engine_t *e, int node, int *err)
+void ic_sim_dirty(engine_t *e, int node, int *err)
 {
     if (!e->is_dirty[node]) {
         e->is_dirty[node] = 1;
@@ -144,8 +121,8 @@ static int add_candidate(engine_t *e, size_t sg)
     int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->g[sg].match].inst].node;
     int err = idvec_push(&e->sendq[sn], sg);
     err |= idvec_push(&e->recvq[rn], sg);
-    mark_dirty(e, sn, &err);
-    mark_dirty(e, rn, &err);
+    ic_sim_dirty(e, sn, &err);
+    ic_sim_dirty(e, rn, &err);
     return err;
 }
 
@@ -161,7 +138,7 @@ static int make_ready(engine_t *e, size_t gid, double t)
             return 0;
         return add_candidate(e, g->kind == IC_STEP_SEND ? gid : g->match);
     case IC_STEP_JOIN:
-        return heap_push(e, t, EV_STEP, gid, 0);
+        return ic_sim_push(e, t, EV_STEP, gid, 0);
     default: {
         inst_t *in;
         const ic_step_t *s = ic_sim_step(e, gid, &in);
@@ -171,7 +148,7 @@ static int make_ready(engine_t *e, size_t gid, double t)
         e->compute_free[in->node] = end;
         if (e->move)
             ic_step_run_local(&in->plan, s, addr(in, s->src), addr(in, s->dst));
-        return heap_push(e, end, EV_STEP, gid, 0);
+        return ic_sim_push(e, end, EV_STEP, gid, 0);
     }
     }
 }
@@ -187,15 +164,7 @@ static int route_of(engine_t *e, size_t sg)
     return ic_net_route(e->net, a, b, e->route, e->max_hops);
 }
 
-static void release_links(engine_t *e, const uint32_t *path, int h)
-{
-    for (int k = 0; k < h; k++)
-        e->load[path[k]]--;
-    if (e->circuits && h > 0)
-        e->released = true;
-}
-
-static int complete(engine_t *e, size_t gid, double t)
+int ic_sim_complete(engine_t *e, size_t gid, double t)
 {
     const gstep_t *g = &e->g[gid];
     const inst_t *in = &e->in[g->inst];
@@ -207,11 +176,14 @@ static int complete(engine_t *e, size_t gid, double t)
     int err = 0;
     if (g->kind == IC_STEP_SEND || g->kind == IC_STEP_RECV) {
         /* A fixed-time message ends: its ports are free now, and its links
-         * (flows release theirs when they end). */
+         * (flows and circuits release theirs when they end). */
         if (!(e->net && e->net->all_port))
-            mark_dirty(e, in->node, &err);
-        if (g->kind == IC_STEP_SEND && !e->flows && e->nlinks)
-            release_links(e, e->route, route_of(e, gid));
+            ic_sim_dirty(e, in->node, &err);
+        if (g->kind == IC_STEP_SEND && !e->flows && !e->circuits && e->nlinks) {
+            int h = route_of(e, gid);
+            for (int k = 0; k < h; k++)
+                e->load[e->route[k]]--;
+        }
     }
     for (uint32_t k = e->g[gid].succ_first; k < e->g[gid + 1].succ_first; k++) {
         gstep_t *nx = &e->g[e->succ[k]];
@@ -221,115 +193,6 @@ static int complete(engine_t *e, size_t gid, double t)
             err |= make_ready(e, e->succ[k], nx->ready_at);
     }
     return err;
-}
-
-/* ---- flows ---------------------------------------------------------------- */
-
-static double per_byte(const engine_t *e, const flow_t *f)
-{
-    if (f->hops == 0)
-        return e->m->beta; /* two ranks on one node */
-    uint32_t most = 1;
-    for (int k = 0; k < f->hops; k++)
-        if (e->load[f->path[k]] > most)
-            most = e->load[f->path[k]];
-    double bn = e->net->beta_net > 0 ? e->net->beta_net : e->m->beta;
-    double c = bn * most;
-    return c > e->m->beta ? c : e->m->beta;
-}
-
-/* Brings flow f's bytes up to time t and gives it its current per-byte
- * time, moving its end event when that changed. */
-static int reprice(engine_t *e, uint32_t id, double t)
-{
-    flow_t *f = &e->fl[id];
-    if (t > f->t_last) {
-        f->left -= (t - f->t_last) / f->c;
-        if (f->left < 0)
-            f->left = 0;
-        f->t_last = t;
-    }
-    double c = per_byte(e, f);
-    if (c == f->c)
-        return 0;
-    f->c = c;
-    f->ver++;
-    double from = t > f->lat_end ? t : f->lat_end;
-    return heap_push(e, from + f->left * c, EV_FLOW, id, f->ver);
-}
-
-/* Reprices every flow on the links of path except skip. */
-static int reprice_path(engine_t *e, const uint32_t *path, int h, uint32_t skip, double t)
-{
-    int err = 0;
-    for (int k = 0; k < h; k++) {
-        const u32vec_t *lf = &e->link_flows[path[k]];
-        for (uint32_t i = 0; i < lf->n; i++)
-            if (lf->v[i] != skip)
-                err |= reprice(e, lf->v[i], t);
-    }
-    return err;
-}
-
-static int flow_start(engine_t *e, size_t sg, double t, int h, double bytes)
-{
-    uint32_t id;
-    if (e->fl_free.n) {
-        id = e->fl_free.v[--e->fl_free.n];
-    } else {
-        if (e->nfl == e->fl_cap) {
-            uint32_t cap = e->fl_cap ? 2 * e->fl_cap : 64;
-            flow_t *n = realloc(e->fl, cap * sizeof(*n));
-            if (!n)
-                return -1;
-            memset(n + e->fl_cap, 0, (cap - e->fl_cap) * sizeof(*n));
-            e->fl = n;
-            e->fl_cap = cap;
-        }
-        id = e->nfl++;
-    }
-    flow_t *f = &e->fl[id];
-    if ((uint32_t)h > f->path_cap) {
-        uint32_t *p = realloc(f->path, (size_t)h * sizeof(*p));
-        if (!p)
-            return -1;
-        f->path = p;
-        f->path_cap = (uint32_t)h;
-    }
-    memcpy(f->path, e->route, (size_t)h * sizeof(uint32_t));
-    f->hops = h;
-    f->sg = sg;
-    f->lat_end = t + (e->m->alpha + h * e->net->hop);
-    f->t_last = f->lat_end;
-    f->left = bytes;
-    int err = 0;
-    for (int k = 0; k < h; k++)
-        err |= u32vec_push(&e->link_flows[f->path[k]], id);
-    f->c = per_byte(e, f);
-    f->ver++;
-    err |= heap_push(e, f->lat_end + f->left * f->c, EV_FLOW, id, f->ver);
-    return err | reprice_path(e, f->path, h, id, t);
-}
-
-static int flow_end(engine_t *e, uint32_t id, double t)
-{
-    flow_t *f = &e->fl[id];
-    f->ver++; /* no stale event of it may fire */
-    size_t sg = f->sg;
-    inst_t *si;
-    ic_sim_step(e, sg, &si);
-    for (int k = 0; k < f->hops; k++)
-        u32vec_remove(&e->link_flows[f->path[k]], id);
-    release_links(e, f->path, f->hops);
-    int err = reprice_path(e, f->path, f->hops, UINT32_MAX, t);
-    err |= u32vec_push(&e->fl_free, id);
-    /* Ports free now (they were held open-ended). */
-    inst_t *ri;
-    ic_sim_step(e, e->g[sg].match, &ri);
-    e->send_free[si->node] = t;
-    e->recv_free[ri->node] = t;
-    err |= complete(e, sg, t);
-    return err | complete(e, e->g[sg].match, t);
 }
 
 /* ---- contention report ---------------------------------------------------- */
@@ -376,12 +239,13 @@ static int report_start(engine_t *e, double t, int h)
 
 /* ---- starting messages ---------------------------------------------------- */
 
-static bool path_free(const engine_t *e, int h)
+/* One-port: may a message from sn to rn start at t?  With set-up overlap
+ * it may once both nodes' current messages have started moving. */
+static bool ports_free(const engine_t *e, int sn, int rn, double t)
 {
-    for (int k = 0; k < h; k++)
-        if (e->load[e->route[k]])
-            return false;
-    return true;
+    if (e->overlap)
+        return e->setup_free[sn] <= t && e->rsetup_free[rn] <= t;
+    return e->send_free[sn] <= t && e->recv_free[rn] <= t;
 }
 
 /* Starts the message of SEND sg at t if it can; 1 if it did, 0 if not, -1
@@ -392,14 +256,9 @@ static int try_start(engine_t *e, size_t sg, double t)
     inst_t *si = &e->in[e->g[sg].inst], *ri = &e->in[e->g[rg].inst];
     size_t nbytes = e->g[sg].bytes;
     bool one_port = !(e->net && e->net->all_port);
-    if (one_port && (e->send_free[si->node] > t || e->recv_free[ri->node] > t))
+    if (one_port && !ports_free(e, si->node, ri->node, t))
         return 0;
     int h = route_of(e, sg);
-    if (e->circuits && !path_free(e, h)) {
-        if (!e->g[sg].started && idvec_push(&e->blocked, sg))
-            return -1;
-        return 0;
-    }
     e->g[sg].started = 1;
     for (int k = 0; k < h; k++)
         e->load[e->route[k]]++;
@@ -416,16 +275,21 @@ static int try_start(engine_t *e, size_t sg, double t)
         e->res->node_bytes[si->node] += nbytes;
     bool saf = e->net && e->net->switching == IC_SWITCH_STORE_FORWARD;
     double bytes = (double)nbytes * (saf && h > 1 ? h : 1);
-    if (e->flows) {
-        e->send_free[si->node] = HUGE_VAL;
-        e->recv_free[ri->node] = HUGE_VAL;
-        return flow_start(e, sg, t, h, bytes) ? -1 : 1;
+    if (e->flows || e->circuits) {
+        /* Ports held until the flow ends or the circuit is set up. */
+        double *sf = e->overlap ? e->setup_free : e->send_free;
+        double *rf = e->overlap ? e->rsetup_free : e->recv_free;
+        sf[si->node] = HUGE_VAL;
+        rf[ri->node] = HUGE_VAL;
+        int err = e->flows ? ic_sim_flow_start(e, sg, t, h, bytes)
+                           : ic_sim_circuit_start(e, sg, t, h, bytes);
+        return err ? -1 : 1;
     }
     double hop = e->net ? e->net->hop : 0;
     double end = t + (e->m->alpha + h * hop) + bytes * e->m->beta;
     e->send_free[si->node] = end;
     e->recv_free[ri->node] = end;
-    if (heap_push(e, end, EV_STEP, sg, 0) || heap_push(e, end, EV_STEP, rg, 0))
+    if (ic_sim_push(e, end, EV_STEP, sg, 0) || ic_sim_push(e, end, EV_STEP, rg, 0))
         return -1;
     return 1;
 }
@@ -456,7 +320,7 @@ static int gather_queue(engine_t *e, idvec_t *q, double t)
             continue;
         q->v[keep++] = sg;
         int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->g[sg].match].inst].node;
-        if (e->send_free[sn] <= t && e->recv_free[rn] <= t)
+        if (ports_free(e, sn, rn, t))
             err |= idvec_push(&e->collect, sg);
     }
     q->n = keep;
@@ -469,25 +333,6 @@ static int start_messages(engine_t *e, double t)
     int err = 0;
     bool one_port = !(e->net && e->net->all_port);
     e->collect.n = 0;
-    if (e->released) {
-        /* Circuits were released: blocked messages may go now. */
-        for (size_t i = 0; i < e->blocked.n; i++) {
-            size_t sg = e->blocked.v[i];
-            if (e->g[sg].started)
-                continue;
-            if (one_port) {
-                inst_t *si, *ri;
-                ic_sim_step(e, sg, &si);
-                ic_sim_step(e, e->g[sg].match, &ri);
-                mark_dirty(e, si->node, &err);
-                mark_dirty(e, ri->node, &err);
-            } else {
-                err |= idvec_push(&e->fresh, sg);
-            }
-        }
-        e->blocked.n = 0;
-        e->released = false;
-    }
     if (one_port) {
         for (size_t i = 0; i < e->dirty.n; i++) {
             int node = (int)e->dirty.v[i];
@@ -524,13 +369,20 @@ static int handle(engine_t *e, event_t ev)
 {
     switch (ev.kind) {
     case EV_STEP:
-        return complete(e, ev.id, ev.t);
-    default: {
+        return ic_sim_complete(e, ev.id, ev.t);
+    case EV_WAKE: {
+        int err = 0;
+        ic_sim_dirty(e, (int)ev.id, &err);
+        return err;
+    }
+    case EV_FLOW: {
         flow_t *f = &e->fl[ev.id];
         if (ev.ver != f->ver)
             return 0; /* moved since */
-        return flow_end(e, (uint32_t)ev.id, ev.t);
+        return ic_sim_flow_end(e, (uint32_t)ev.id, ev.t);
     }
+    default:
+        return ic_sim_circuit_event(e, ev);
     }
 }
 
@@ -544,13 +396,22 @@ static ic_status_t set_up(engine_t *e)
     e->recvq = calloc(nodes + 1, sizeof(idvec_t));
     e->is_dirty = calloc(nodes + 1, 1);
     e->route = malloc(((size_t)e->max_hops + 1) * sizeof(uint32_t));
+    if (e->overlap) {
+        e->setup_free = calloc(nodes + 1, sizeof(double));
+        e->rsetup_free = calloc(nodes + 1, sizeof(double));
+        if (!e->setup_free || !e->rsetup_free)
+            return IC_ERR_NO_MEM;
+    }
     if (!e->sendq || !e->recvq || !e->is_dirty || !e->route)
         return IC_ERR_NO_MEM;
     if (e->nlinks) {
         e->load = calloc((size_t)e->nlinks, sizeof(uint32_t));
         if (!e->load)
             return IC_ERR_NO_MEM;
-        if (e->flows && !(e->link_flows = calloc((size_t)e->nlinks, sizeof(u32vec_t))))
+        if ((e->flows || e->circuits) &&
+            !(e->link_flows = calloc((size_t)e->nlinks, sizeof(u32vec_t))))
+            return IC_ERR_NO_MEM;
+        if (e->circuits && !(e->held = calloc((size_t)e->nlinks, 1)))
             return IC_ERR_NO_MEM;
     }
     if (e->ct) {
@@ -617,16 +478,15 @@ void ic_sim_engine_run_free(engine_t *e)
     free(e->fresh.v);
     free(e->dirty.v);
     free(e->collect.v);
-    free(e->blocked.v);
+    free(e->held);
     free(e->is_dirty);
     free(e->route);
+    free(e->setup_free);
+    free(e->rsetup_free);
     free(e->load);
     for (long l = 0; e->link_flows && l < e->nlinks; l++)
         free(e->link_flows[l].v);
     free(e->link_flows);
-    for (uint32_t i = 0; i < e->nfl; i++)
-        free(e->fl[i].path);
-    free(e->fl);
-    free(e->fl_free.v);
+    ic_sim_links_free(e);
     free(e->heap);
 }

@@ -27,8 +27,9 @@
  *                  one link of the path (seed 002: alpha + M n beta; seed
  *                  000: beta_node vs beta_net, excess network bandwidth);
  *   circuit        set-up alpha + h*hop (seed 003: xi + i tau), then n*beta;
- *                  a circuit needs every link of its path to itself, so a
- *                  message waits until its whole path is free;
+ *                  a circuit holds every link of its path to itself: set-up
+ *                  takes them one after the other and waits at a link
+ *                  another circuit holds (engine_links.c);
  *   store-forward  alpha + h*hop + h*n*c: every link receives the whole
  *                  message before passing it on.
  * Without contention, beta_net and link sharing are ignored (c = beta).
@@ -68,6 +69,12 @@ typedef struct ic_net {
     bool contention;  /* messages on one directed link share its bandwidth */
     double beta_net;  /* seconds per byte of one link (0: the model's beta) */
     double hop;       /* seconds per link of a path (wormhole/circuit set-up) */
+    bool setup_overlap; /* circuit, one-port: a node sets up its next circuit
+                           while its current message still moves (seed 003
+                           section 3.3, as on the iPSC/2): a message's set-up
+                           may start once the node's previous message has
+                           started moving; its bytes follow when the ports
+                           are free */
     const int *place; /* node of each world rank (NULL: rank r on node r) */
 } ic_net_t;
 
