@@ -348,6 +348,8 @@ static int start_messages(engine_t *e, double t)
     }
     if (err)
         return -1;
+    if (e->collect.n == 0)
+        return 0;
     sort_ctx = e;
     qsort(e->collect.v, e->collect.n, sizeof(size_t), cand_cmp);
     for (size_t i = 0; i < e->collect.n; i++) {
@@ -447,6 +449,15 @@ ic_status_t ic_sim_engine_run(engine_t *e)
         e->ct->link_load = NULL;
     }
     if (e->done_steps != e->nsteps) {
+        for (long l = 0; e->circuits && l < e->nlinks; l++)
+            if (e->link_flows[l].n) {
+                char name[128];
+                ic_net_link_name(e->net, l, name, sizeof name);
+                return ic_set_error(IC_ERR_INTERNAL,
+                                    "ic_sim_run: deadlock: circuits wait for each other's "
+                                    "links in a cycle (one waits for %s); circuit switching "
+                                    "with wrap-around routes can deadlock", name);
+            }
         for (size_t g = 0; g < e->nsteps; g++) {
             inst_t *in;
             const ic_step_t *s = ic_sim_step(e, g, &in);
