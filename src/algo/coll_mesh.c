@@ -52,9 +52,17 @@ static void build_bcast(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t
     long q = ic_sched_piece_of(s, me);
     ic_blk_stage_scatter(pl, s, a->root, poff, buf);
     ic_plan_fence(pl);
-    if (ic_sched_short_size(s) > 1) {
-        ic_view_t v = ic_sched_short_view(s, me, true);
-        int root = ic_sched_short_view(s, a->root, true).me;
+    /* MST broadcast of the slab over the short rings, one ring after the
+     * other: the holders are the ranks whose later short digits are the
+     * root's.  On a physical mesh whose dimensions are the rings this is
+     * seed 000's recursive splitting of sub-meshes: contention-free (one
+     * MST over the merged rings, in rank order, is not: a half of a 5 x 7
+     * range is no sub-mesh and routes leave it). */
+    for (int j = s->nsplit; j < s->nrings; j++) {
+        int t = s->order[j];
+        bool holds = ic_sched_same_digits(s, me, a->root, j + 1, s->nrings);
+        ic_view_t v = ic_sched_view(s, t, me, holds);
+        int root = ic_sched_view(s, t, a->root, true).me;
         ic_blk_mst_bcast(pl, &v, root, ic_loc_add(buf, poff[q]), poff[q + 1] - poff[q]);
     }
     ic_blk_stage_allgather(pl, s, poff, buf, ic_loc_add(buf, poff[q]));
@@ -72,9 +80,20 @@ static void build_reduce(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_
     if (s->nsplit > 0)
         ic_blk_stage_reduce_scatter(pl, s, poff, in, work, ic_loc(IC_BUF_NONE, 0));
     ic_plan_fence(pl);
-    ic_view_t v = ic_sched_short_view(s, me, true);
-    int root = ic_sched_short_view(s, a->root, true).me;
-    ic_blk_mst_reduce(pl, &v, root, s->nsplit > 0 ? slab : in, slab, poff[q + 1] - poff[q]);
+    /* MST reduce of the slab over the short rings, the last ring first
+     * (the broadcast's order reversed; contention-free the same way). */
+    ic_loc_t cur = s->nsplit > 0 ? slab : ic_loc_add(in, poff[q]);
+    for (int j = s->nrings - 1; j >= s->nsplit; j--) {
+        int t = s->order[j];
+        bool holds = ic_sched_same_digits(s, me, a->root, j + 1, s->nrings);
+        ic_view_t v = ic_sched_view(s, t, me, holds);
+        int root = ic_sched_view(s, t, a->root, true).me;
+        ic_blk_mst_reduce(pl, &v, root, cur, slab, poff[q + 1] - poff[q]);
+        if (holds)
+            cur = slab;
+    }
+    if (s->nsplit == s->nrings) /* no short rings: the slab is the input */
+        ic_plan_copy(pl, cur, slab, poff[q + 1] - poff[q]);
     ic_blk_stage_gather(pl, s, a->root, poff, work);
 }
 

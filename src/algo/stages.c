@@ -87,29 +87,6 @@ long ic_sched_piece_of(const ic_sched_t *s, int r)
     return ic_sched_slab_start(s, s->nsplit, r);
 }
 
-int ic_sched_short_size(const ic_sched_t *s)
-{
-    int n = 1;
-    for (int j = s->nsplit; j < s->nrings; j++)
-        n *= s->ring[s->order[j]].size;
-    return n;
-}
-
-ic_view_t ic_sched_short_view(const ic_sched_t *s, int r, bool active)
-{
-    int minstride = 0, off = 0;
-    for (int j = s->nsplit; j < s->nrings; j++) {
-        int t = s->order[j];
-        off += ic_sched_digit(s, t, r) * s->ring[t].stride;
-        if (!minstride || s->ring[t].stride < minstride)
-            minstride = s->ring[t].stride;
-    }
-    if (!minstride)
-        minstride = 1;
-    ic_view_t v = {ic_sched_short_size(s), r - off, minstride, active ? off / minstride : -1};
-    return v;
-}
-
 void ic_sched_describe(const ic_sched_t *s, char *buf, size_t len)
 {
     size_t used = 0;

@@ -90,17 +90,9 @@ long ic_sched_slab_pieces(const ic_sched_t *s, int k);
 /* First piece of rank r's slab after k split stages. */
 long ic_sched_slab_start(const ic_sched_t *s, int k, int r);
 
-/* The ranks sharing r's split digits (the short rings merged) as one
- * view; the short rings must be consecutive digits (true for the natural
- * split order).  me = -1 when active is false.  n = 1 without short rings. */
-ic_view_t ic_sched_short_view(const ic_sched_t *s, int r, bool active);
-
 /* A readable form of the schedule, e.g. "split 2.2.2.2 | 32, short -"
  * (split rings in split order, "." inside a factored dimension, "|"
  * between dimensions); always NUL-terminated. */
 void ic_sched_describe(const ic_sched_t *s, char *buf, size_t len);
-
-/* Product of the short rings' sizes. */
-int ic_sched_short_size(const ic_sched_t *s);
 
 #endif

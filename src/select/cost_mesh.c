@@ -116,17 +116,23 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
      * monotone in piece order. */
     bool mono = !(blocks && a->counts &&
                   (a->coll == IC_COLL_ALLGATHERV || a->coll == IC_COLL_REDUCE_SCATTER));
-    int shortn = ic_sched_short_size(s);
-    int sroot = ic_sched_short_view(s, a->root, true).me;
     size_t piece = largest_piece(poff, P);
+    /* Short rings: one MST after the other (coll_mesh.c). */
+    double short_bcast = 0, short_reduce = 0;
+    for (int j = s->nsplit; j < s->nrings; j++) {
+        int t = s->order[j];
+        short_bcast += ic_cost_mst_bcast(s->ring[t].size, piece, m);
+        short_reduce += ic_cost_mst_reduce(s->ring[t].size,
+                                           ic_sched_view(s, t, a->root, true).me, piece, m);
+    }
     double t = 0;
     switch (a->coll) {
     case IC_COLL_BCAST:
-        t = stages_cost(s, ST_SCATTER, a->root, poff, mono, m) + ic_cost_mst_bcast(shortn, piece, m) +
+        t = stages_cost(s, ST_SCATTER, a->root, poff, mono, m) + short_bcast +
             stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
         break;
     case IC_COLL_REDUCE:
-        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + ic_cost_mst_reduce(shortn, sroot, piece, m) +
+        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + short_reduce +
             stages_cost(s, ST_GATHER, a->root, poff, mono, m);
         break;
     case IC_COLL_ALLREDUCE:

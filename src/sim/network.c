@@ -62,9 +62,9 @@ ic_status_t ic_net_parse(const char *spec, ic_net_t *net)
                                 "AxBx.. with each side >= 1, at most %d)", spec,
                                 IC_NET_MAX_DIMS);
         dims[nd++] = (int)v;
-        s = *e == 'x' ? e + 1 : e;
-        if (*e && *e != 'x')
+        if ((*e && *e != 'x') || (*e == 'x' && !e[1]))
             return ic_set_error(IC_ERR_ARG, "ic_net_parse: bad dimensions in \"%s\"", spec);
+        s = *e == 'x' ? e + 1 : e;
     }
     if (klen == 4 && !strncmp(spec, "mesh", 4) && nd > 0)
         *net = ic_net_mesh(nd, dims);
