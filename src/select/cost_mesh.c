@@ -199,7 +199,9 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
         !memcmp(&memo.m, m, sizeof *m) && !memcmp(&memo.mesh, &mesh, sizeof mesh))
         return memo.s;
     /* Search: every set of dimensions to factor, and for the hybrid every
-     * split count; the first cheapest wins (deterministic on all ranks). */
+     * split count; the first cheapest wins (deterministic on all ranks;
+     * unfactored dimensions come first, and they are contention-free on a
+     * physical mesh of the same shape). */
     ic_sched_t best = ic_sched_mesh(&mesh, 0);
     double best_t = -1;
     for (unsigned mask = 0; mask <= all; mask++) {
@@ -208,7 +210,9 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
         for (int j = lo; j <= c.nrings; j++) {
             ic_sched_set_split(&c, j);
             double t = ic_cost_mesh_sched(a, p, &c, m);
-            if (best_t < 0 || t < best_t) {
+            /* Better by more than rounding: equal sums added in another
+             * order must not pick a factored schedule over a plain one. */
+            if (best_t < 0 || t < best_t - 1e-12 * best_t) {
                 best = c;
                 best_t = t;
             }

@@ -9,8 +9,8 @@
  * REDUCE of n bytes takes n*gamma and a COPY n*delta on the node's one
  * compute unit, which works while the ports do.  A message starts when its
  * SEND and RECV are both ready and both ports are free; among messages that
- * could start at the same moment, lower sender node and earlier plan step
- * go first.
+ * could start at the same moment, the earlier-ready SEND, then the lower
+ * sender node, then the earlier plan step goes first.
  *
  * With move_data the engine also executes the steps on real buffers, so
  * tests use it as the correctness oracle.  It checks that every SEND has a

@@ -113,6 +113,7 @@ typedef struct engine {
     ic_sim_contention_t *ct;
     double step_t;        /* start time of the report's current step */
     size_t ct_cap;        /* room in ct->steps */
+    bool pic_dirty;       /* the picture's step got messages: copy loads */
 } engine_t;
 
 static inline int u32vec_push(u32vec_t *v, uint32_t x)

@@ -200,7 +200,9 @@ int ic_sim_complete(engine_t *e, size_t gid, double t)
 static ic_sim_step_load_t *report_step(engine_t *e, double t)
 {
     ic_sim_contention_t *c = e->ct;
-    if (c->nsteps == 0 || t != e->step_t) {
+    /* Times within rounding of the step's are the same moment (equal
+     * sums added in another order). */
+    if (c->nsteps == 0 || t > e->step_t + 1e-12 * (fabs(t) + 1)) {
         if (c->nsteps == e->ct_cap) {
             size_t cap = e->ct_cap ? 2 * e->ct_cap : 64;
             ic_sim_step_load_t *s = realloc(c->steps, cap * sizeof(*s));
@@ -222,6 +224,7 @@ static int report_start(engine_t *e, double t, int h)
     if (!st)
         return -1;
     st->started++;
+    e->pic_dirty = c->link_load && c->nsteps == c->picture_step + 1;
     for (int k = 0; k < h; k++) {
         uint32_t l = e->load[e->route[k]];
         if (l > st->max_load) {
@@ -360,8 +363,10 @@ static int start_messages(engine_t *e, double t)
             return -1;
     }
     ic_sim_contention_t *c = e->ct;
-    if (c && c->link_load && c->nsteps == c->picture_step + 1 && e->step_t == t)
+    if (e->pic_dirty) { /* messages of the picture's step started */
         memcpy(c->link_load, e->load, (size_t)e->nlinks * sizeof(uint32_t));
+        e->pic_dirty = false;
+    }
     return 0;
 }
 

@@ -229,8 +229,9 @@ void ic_net_describe(const ic_net_t *net, char *buf, size_t len)
 {
     static const char *const kinds[] = {"full", "mesh", "torus", "hypercube"};
     static const char *const sw[] = {"wormhole", "circuit", "store-and-forward"};
-    if (!net) {
-        snprintf(buf, len, "fully connected, one-port");
+    if (!net || net->kind == IC_NET_FULL) {
+        snprintf(buf, len, "fully connected, %s",
+                 net && net->all_port ? "all-port" : "one-port");
         return;
     }
     char shape[128] = "";
