@@ -228,6 +228,13 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
  * communicators inherit their parent's. */
 typedef struct ic_model_params {
     double alpha, beta, gamma, delta;
+    /* Seconds per byte of one network link, when the logical mesh
+     * (ic_comm_set_mesh) is the physical one with dimension-ordered routes
+     * (a mesh or torus machine): rings whose members are not neighbours
+     * then share links, c of them per link, and are priced at
+     * max(beta, c * beta_net) per byte (seed 000's c_ij, docs/simulator.md).
+     * 0 (the default): a fully connected network, nothing shared. */
+    double beta_net;
 } ic_model_params_t;
 
 /* Sets comm's model (every value finite and >= 0, alpha > 0); later calls

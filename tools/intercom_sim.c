@@ -38,7 +38,7 @@ static const char usage_text[] =
     "         [--alpha US] [--beta US_PER_B] [--beta-net US_PER_B] [--gamma US_PER_B]\n"
     "         [--delta US_PER_B] [--hop US] [--switching wormhole|circuit|store-forward]\n"
     "         [--all-port] [--no-contention] [--setup-overlap] [--place FILE] [--ranks P]\n"
-    "         [--logical AxB..]\n"
+    "         [--logical AxB..] [--price-no-links]\n"
     "         --coll NAME [--algos a,b,c | auto | all] [--sizes LIST]\n"
     "         [--elem uint8|float|double|int32] [--root R]\n"
     "         [--csv FILE] [--plot FILE.png] [--title TEXT]\n"
@@ -58,6 +58,9 @@ static const char help_text[] =
     "             circuit while its current message moves (seed 003 3.3)\n"
     "  --place    node of each rank, whitespace separated (default rank r on node r)\n"
     "  --ranks    communicator size (default all nodes, or the --place entries)\n"
+    "  --price-no-links  the cost model (selector, hybrids) ignores shared links; by\n"
+    "             default, when the logical mesh is the physical one and links are shared,\n"
+    "             it prices them (ic_model_params_t.beta_net)\n"
     "  --logical  logical mesh of the mesh-aware algorithms (default the physical shape\n"
     "             of a mesh or torus, 2x..x2 for a hypercube, none for --full)\n"
     "  --coll     bcast, reduce, allreduce, scatter(v), gather(v), allgather(v),\n"
@@ -81,7 +84,7 @@ static const char help_text[] =
 
 typedef struct opts {
     ic_net_t net;
-    bool have_net, all_port, no_contention, setup_overlap, check, quiet;
+    bool have_net, all_port, no_contention, setup_overlap, price_no_links, check, quiet;
     double beta_net, hop;
     ic_switching_t sw;
     ic_model_t m;
@@ -303,6 +306,7 @@ typedef struct optdef {
 #define F(field) offsetof(opts_t, field)
 static const optdef_t optdefs[] = {
     {"--all-port", O_FLAG, F(all_port), 0, 0}, {"--no-contention", O_FLAG, F(no_contention), 0, 0},
+    {"--price-no-links", O_FLAG, F(price_no_links), 0, 0},
     {"--check", O_FLAG, F(check), 0, 0},       {"--setup-overlap", O_FLAG, F(setup_overlap), 0, 0},       {"--quiet", O_FLAG, F(quiet), 0, 0},
     {"--alpha", O_NUM, F(m.alpha), 0, 0},      {"--beta", O_NUM, F(m.beta), 0, 0},
     {"--gamma", O_NUM, F(m.gamma), 0, 0},      {"--delta", O_NUM, F(m.delta), 0, 0},
@@ -389,6 +393,13 @@ static void finish_setup(opts_t *o)
     if (o->logical.d && ic_mesh_size(&o->logical) != o->ranks)
         die("--logical: %ld ranks in the mesh, but the communicator has %d",
             ic_mesh_size(&o->logical), o->ranks);
+    /* The logical mesh is the physical one: the cost model prices shared
+     * links (ic_model_params_t.beta_net), unless --price-no-links. */
+    bool same = !o->place && o->net.kind != IC_NET_FULL && o->logical.d == o->net.ndims;
+    for (int k = 0; same && k < o->logical.d; k++)
+        same = o->logical.dims[k] == o->net.dims[k];
+    if (same && o->net.contention && !o->price_no_links)
+        o->m.beta_net = o->beta_net > 0 ? o->beta_net : o->m.beta;
     if (o->coll == IC_COLL_BARRIER) /* no vector: one run */
         o->nsizes = 0;
     if (!o->nsizes)
@@ -670,8 +681,11 @@ static void print_header(const opts_t *o)
     if (o->net.kind != IC_NET_FULL)
         printf("; hop %g us, link %g us/B", o->net.hop,
                o->net.beta_net > 0 ? o->net.beta_net : o->m.beta);
-    printf("\nmodel:    alpha %g us, beta %g us/B, gamma %g us/B, delta %g us/B\n", o->m.alpha,
+    printf("\nmodel:    alpha %g us, beta %g us/B, gamma %g us/B, delta %g us/B", o->m.alpha,
            o->m.beta, o->m.gamma, o->m.delta);
+    if (o->m.beta_net > 0)
+        printf("; shared links priced at %g us/B (logical mesh = physical)", o->m.beta_net);
+    printf("\n");
     ic_coll_t c = o->coll;
     printf("coll:     %s of %s%s", ic_coll_name(c), ic_datatype_name(o->dtype),
            sum_set & BIT(c) ? " (sum)" : "");
@@ -841,7 +855,7 @@ static int sweep(const opts_t *o, cell_t *res, FILE *csv)
 int main(int argc, char **argv)
 {
     opts_t o = {0};
-    o.m = (ic_model_t){100, 0.01, 0.005, 0}; /* microseconds */
+    o.m = (ic_model_t){100, 0.01, 0.005, 0, 0}; /* microseconds */
     o.dtype = IC_UINT8;
     o.net = ic_net_full();
     o.coll = IC_COLL_COUNT;

@@ -16,6 +16,8 @@
  * bytes costs n*gamma, copying n bytes locally n*delta (seconds). */
 typedef struct ic_model {
     double alpha, beta, gamma, delta;
+    double beta_net; /* per byte of a link of the physical mesh; 0: fully
+                        connected (ic_model_params_t) */
 } ic_model_t;
 
 /* Counts and displacements are in elements, as in the public API.

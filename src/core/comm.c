@@ -386,16 +386,16 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
         return ic_set_error(IC_ERR_COMM, "ic_comm_set_model: comm is NULL");
     if (!m)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m is NULL");
-    const double v[4] = {m->alpha, m->beta, m->gamma, m->delta};
-    const char *names[4] = {"alpha", "beta", "gamma", "delta"};
-    for (int i = 0; i < 4; i++)
+    const double v[5] = {m->alpha, m->beta, m->gamma, m->delta, m->beta_net};
+    const char *names[5] = {"alpha", "beta", "gamma", "delta", "beta_net"};
+    for (int i = 0; i < 5; i++)
         if (!(v[i] >= 0 && v[i] <= 1e3)) /* also rejects NaN */
             return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->%s = %g is not in [0, 1000]",
                                 names[i], v[i]);
     if (!(m->alpha > 0))
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->alpha must be > 0");
     ic_comm_drop_cache(comm); /* cached plans were chosen with the old model */
-    comm->model = (ic_model_t){m->alpha, m->beta, m->gamma, m->delta};
+    comm->model = (ic_model_t){m->alpha, m->beta, m->gamma, m->delta, m->beta_net};
     return IC_OK;
 }
 
@@ -406,6 +406,6 @@ ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
     if (!m)
         return ic_set_error(IC_ERR_ARG, "ic_comm_get_model: m is NULL");
     *m = (ic_model_params_t){comm->model.alpha, comm->model.beta, comm->model.gamma,
-                             comm->model.delta};
+                             comm->model.delta, comm->model.beta_net};
     return IC_OK;
 }

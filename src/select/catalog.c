@@ -16,7 +16,7 @@
 
 ic_model_t ic_model_default(void)
 {
-    ic_model_t m = {1e-6, 1e-10, 5e-11, 5e-11};
+    ic_model_t m = {1e-6, 1e-10, 5e-11, 5e-11, 0};
     return m;
 }
 

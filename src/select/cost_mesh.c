@@ -28,6 +28,27 @@ double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
     return c;
 }
 
+/* The model a ring is priced with.  With m->beta_net > 0 the logical mesh
+ * is the physical one: a ring inside a factored dimension whose members
+ * are c neighbours apart shares every link with the c - 1 rings
+ * interleaved with it (seed 000 section 5.2, c_ij), so its bytes cost
+ * max(beta, c * beta_net).  c is the ring's stride over its dimension's
+ * stride (the dimension's fastest factor's).  Tree levels over such a
+ * ring are priced alike (at most c of them share a link). */
+static ic_model_t ring_model(const ic_sched_t *s, int t, const ic_model_t *m)
+{
+    ic_model_t r = *m;
+    if (!(m->beta_net > 0))
+        return r;
+    int base = s->ring[t].stride;
+    for (int u = 0; u < s->nrings; u++)
+        if (s->dim[u] == s->dim[t] && s->ring[u].stride < base)
+            base = s->ring[u].stride;
+    double c = (double)(s->ring[t].stride / base) * m->beta_net;
+    r.beta = c > m->beta ? c : m->beta;
+    return r;
+}
+
 typedef enum { ST_GATHER_RING, ST_RS_RING, ST_SCATTER, ST_GATHER } stage_kind_t;
 
 /* Cost of split stage k of kind kind: the slowest of its slabs.  With
@@ -35,9 +56,11 @@ typedef enum { ST_GATHER_RING, ST_RS_RING, ST_SCATTER, ST_GATHER } stage_kind_t;
  * element longer; or equal blocks) the first slab is the slowest, since
  * every block cost grows with each length: only it is priced. */
 static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root,
-                         const size_t *poff, bool monotone, const ic_model_t *m)
+                         const size_t *poff, bool monotone, const ic_model_t *model)
 {
     int t = s->order[k], n = s->ring[t].size;
+    ic_model_t rm = ring_model(s, t, model);
+    const ic_model_t *m = &rm;
     long w = ic_sched_slab_pieces(s, k + 1), W = ic_sched_slab_pieces(s, k),
          P = ic_sched_pieces(s);
     size_t *len = malloc(sizeof(size_t) * (size_t)n);
@@ -121,9 +144,10 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
     double short_bcast = 0, short_reduce = 0;
     for (int j = s->nsplit; j < s->nrings; j++) {
         int t = s->order[j];
-        short_bcast += ic_cost_mst_bcast(s->ring[t].size, piece, m);
+        ic_model_t rm = ring_model(s, t, m);
+        short_bcast += ic_cost_mst_bcast(s->ring[t].size, piece, &rm);
         short_reduce += ic_cost_mst_reduce(s->ring[t].size,
-                                           ic_sched_view(s, t, a->root, true).me, piece, m);
+                                           ic_sched_view(s, t, a->root, true).me, piece, &rm);
     }
     double t = 0;
     switch (a->coll) {
@@ -137,8 +161,10 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
         break;
     case IC_COLL_ALLREDUCE:
         t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
-        for (int j = s->nsplit; j < s->nrings; j++)
-            t += ic_cost_ring_allreduce(s->ring[s->order[j]].size, piece, m);
+        for (int j = s->nsplit; j < s->nrings; j++) {
+            ic_model_t rm = ring_model(s, s->order[j], m);
+            t += ic_cost_ring_allreduce(s->ring[s->order[j]].size, piece, &rm);
+        }
         break;
     case IC_COLL_ALLGATHER:
     case IC_COLL_ALLGATHERV:

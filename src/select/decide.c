@@ -16,13 +16,15 @@
 #define MAX_SHAPES 64
 
 /* The shapes a mesh-aware entry is priced on: the user's mesh first, then
- * every factorisation of p into at most 3 dimensions (the line first). */
+ * every factorisation of p into at most 3 dimensions (the line first).
+ * With shared links priced (beta_net) the user's mesh is the physical one,
+ * and only it can be priced right. */
 static int shapes_of(const ic_coll_args_t *a, int p, bool user_only, ic_mesh_t *out)
 {
     int n = 0;
     if (a->mesh && ic_mesh_size(a->mesh) == p)
         out[n++] = *a->mesh;
-    if (user_only && n > 0)
+    if ((user_only || a->model.beta_net > 0) && n > 0)
         return n;
     int f = ic_mesh_factorizations(p, 3, out + n, MAX_SHAPES - n);
     return n + (f < MAX_SHAPES - n ? f : MAX_SHAPES - n);
@@ -147,8 +149,11 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
         for (int i = 0; i < a->mesh->d; i++)
             APPEND("%s%d", i ? "x" : "", a->mesh->dims[i]);
     }
-    APPEND("\n  model: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, delta %.3g s/B\n",
+    APPEND("\n  model: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, delta %.3g s/B",
            a->model.alpha, a->model.beta, a->model.gamma, a->model.delta);
+    if (a->model.beta_net > 0)
+        APPEND(", links %.3g s/B shared on the mesh", a->model.beta_net);
+    APPEND("\n");
 }
 
 void ic_explain_format(const ic_coll_args_t *a, int p, const ic_choice_t *cands, int n,

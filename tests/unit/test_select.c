@@ -34,7 +34,7 @@ static double worst_regret;
         }                                                                      \
     } while (0)
 
-static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0};
+static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0, 0};
 
 static bool block_coll(ic_coll_t c)
 {
