@@ -414,6 +414,28 @@ static void test_mesh(ic_comm_t *w)
     OK(ic_comm_get_mesh(w, &nd, got, 4), nd == 1 && got[0] == 1);
 }
 
+/* ic_comm_set_model / ic_comm_get_model, beta_net (shared links) included. */
+static void test_model(ic_comm_t *w)
+{
+    ic_model_params_t m, got;
+    OK(ic_comm_get_model(w, &m), m.alpha > 0 && m.beta_net == 0);
+    ic_model_params_t links = m;
+    links.beta_net = 2e-10;
+    OK(ic_comm_set_model(w, &links), 1);
+    OK(ic_comm_get_model(w, &got), got.beta_net == 2e-10 && got.alpha == m.alpha);
+    ic_model_params_t bad = m;
+    bad.beta_net = -1;
+    ERR(IC_ERR_ARG, "ic_comm_set_model", ic_comm_set_model(w, &bad));
+    CHECK(has(ic_last_error(), "beta_net"), "beta_net message: %s", ic_last_error());
+    bad = m;
+    bad.alpha = 0;
+    ERR(IC_ERR_ARG, "ic_comm_set_model", ic_comm_set_model(w, &bad));
+    CHECK(has(ic_last_error(), "alpha"), "alpha message: %s", ic_last_error());
+    OK(ic_comm_get_model(w, &got), got.beta_net == 2e-10); /* unchanged by failures */
+    RUN(0, 0, ic_allreduce(sb, rb, 4, IC_INT32, IC_SUM, w), rb_is(0, 0, 4));
+    OK(ic_comm_set_model(w, &m), 1);
+}
+
 static void test_algorithms(ic_comm_t *w)
 {
     char names[256];
@@ -486,6 +508,7 @@ static void test_comm_lifecycle(void)
     test_errors(w);
     test_algorithms(w);
     test_mesh(w);
+    test_model(w);
     test_overflow(w);
 
     OK(ic_comm_split(w, 0, 7, &c), c != NULL && c != w);
