@@ -13,8 +13,12 @@
 #include "core/validate.h"
 #include "select/catalog.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- set-up ---------------------------------------------------------------- */
 
@@ -135,66 +139,154 @@ static ic_status_t check_bounds(const ic_sim_job_t *j, int jid, int i, const ins
     return IC_OK;
 }
 
+/* Plans are built in parallel (they are independent) by up to 8 threads
+ * when there are many; IC_SIM_THREADS=n overrides the count.  The error
+ * reported is the lowest-numbered instance's, as a serial build would. */
+typedef struct build_ctx {
+    engine_t *e;
+    ic_sim_job_t *jobs;
+    const ic_choice_t *choice; /* per job */
+    atomic_size_t next;
+    pthread_mutex_t mu;
+    size_t fail_k;             /* lowest failed instance (SIZE_MAX: none) */
+    ic_status_t fail_st;
+    char fail_msg[512];
+} build_ctx_t;
+
+static ic_status_t build_one(build_ctx_t *c, size_t k)
+{
+    inst_t *in = &c->e->in[k];
+    ic_sim_job_t *jb = &c->jobs[in->job];
+    if (jb->plans)
+        return IC_OK;
+    const char *fn = jb->caller ? jb->caller : "ic_sim_run";
+    ic_status_t st = ic_validate_args(fn, &jb->args[in->crank], in->crank, jb->size);
+    if (st == IC_OK)
+        st = ic_plan_build_choice(fn, &jb->args[in->crank], in->crank, jb->size,
+                                  &c->choice[in->job], &in->plan);
+    return st;
+}
+
+enum { BUILD_CHUNK = 16 };
+
+static void *build_worker(void *arg)
+{
+    build_ctx_t *c = arg;
+    for (;;) {
+        size_t k0 = atomic_fetch_add(&c->next, BUILD_CHUNK);
+        if (k0 >= c->e->ninst)
+            return NULL;
+        size_t k1 = k0 + BUILD_CHUNK < c->e->ninst ? k0 + BUILD_CHUNK : c->e->ninst;
+        for (size_t k = k0; k < k1; k++) {
+            ic_status_t st = build_one(c, k);
+            if (st == IC_OK)
+                continue;
+            pthread_mutex_lock(&c->mu);
+            if (k < c->fail_k) {
+                c->fail_k = k;
+                c->fail_st = st;
+                snprintf(c->fail_msg, sizeof c->fail_msg, "%s", ic_last_error());
+            }
+            pthread_mutex_unlock(&c->mu);
+            return NULL;
+        }
+    }
+}
+
+static int build_threads(size_t ninst)
+{
+    const char *env = getenv("IC_SIM_THREADS");
+    long n = env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (ninst < 256 || n < 1)
+        n = 1;
+    return (int)(n > 8 ? 8 : n);
+}
+
+/* Builds every instance's plan (in parallel) into c->e->in. */
+static ic_status_t build_plans(build_ctx_t *c)
+{
+    pthread_t th[8];
+    int nt = build_threads(c->e->ninst), started = 0;
+    for (; started < nt - 1; started++)
+        if (pthread_create(&th[started], NULL, build_worker, c))
+            break; /* fewer threads: the caller's does the rest */
+    build_worker(c);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (c->fail_k != SIZE_MAX)
+        return ic_set_error(c->fail_st, "%s", c->fail_msg);
+    return IC_OK;
+}
+
 static ic_status_t build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, int njobs)
 {
-    ic_status_t st = IC_OK;
     for (int j = 0; j < njobs; j++)
         e->ninst += (size_t)jobs[j].size;
     e->in = calloc(e->ninst ? e->ninst : 1, sizeof(inst_t));
-    if (!e->in)
+    ic_choice_t *choice = calloc((size_t)njobs + 1, sizeof(ic_choice_t));
+    if (!e->in || !choice) {
+        free(choice);
         return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    }
+    ic_status_t st = IC_OK;
     size_t k = 0;
     for (int j = 0; j < njobs && st == IC_OK; j++) {
         ic_sim_job_t *jb = &jobs[j];
         const char *fn = jb->caller ? jb->caller : "ic_sim_run";
-        /* One decision for the job, on rank 0's arguments, that every rank
-         * runs (entry and logical mesh), as every real rank would decide. */
-        ic_choice_t choice = {0};
         for (int i = 0; i < jb->size && st == IC_OK; i++, k++) {
             inst_t *in = &e->in[k];
             in->job = j;
             in->crank = i;
             in->node = jb->world ? jb->world[i] : i;
             if (in->node < 0 || in->node >= world_size)
-                return ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d on node %d of %d",
-                                    j, i, in->node, world_size);
+                st = ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d on node %d of %d", j,
+                                  i, in->node, world_size);
             in->pnode = ic_net_node_of(e->net, in->node);
-            if (jb->plans) { /* the caller's plans, run as they are */
+            if (st == IC_OK && jb->plans) { /* the caller's plans, run as they are */
                 in->plan = jb->plans[i];
                 in->borrowed = true;
                 jb->chosen = in->plan.algo ? in->plan.algo : "custom";
                 if (in->plan.rank != i || in->plan.size != jb->size)
-                    return ic_set_error(IC_ERR_ARG, "%s: job %d plans[%d] is rank %d of %d",
-                                        fn, j, i, in->plan.rank, in->plan.size);
+                    st = ic_set_error(IC_ERR_ARG, "%s: job %d plans[%d] is rank %d of %d", fn,
+                                      j, i, in->plan.rank, in->plan.size);
             }
-            if (!jb->plans)
-                st = ic_validate_args(fn, &jb->args[i], i, jb->size);
-            if (st == IC_OK && i == 0 && !jb->plans) {
-                const ic_algo_t *forced;
+        }
+        /* One decision for the job, on rank 0's arguments, that every rank
+         * runs (entry and logical mesh), as every real rank would decide. */
+        if (st == IC_OK && !jb->plans && jb->size > 0) {
+            const ic_algo_t *forced;
+            st = ic_validate_args(fn, &jb->args[0], 0, jb->size);
+            if (st == IC_OK)
                 st = ic_catalog_force(fn, &jb->args[0], jb->size, jb->algo, &forced);
-                if (st == IC_OK)
-                    ic_decide(&jb->args[0], jb->size, forced, &jb->args[0].model, &choice, NULL,
-                              0);
+            if (st == IC_OK) {
+                ic_decide(&jb->args[0], jb->size, forced, &jb->args[0].model, &choice[j], NULL,
+                          0);
+                jb->chosen = choice[j].al->name;
             }
-            if (st == IC_OK && !jb->plans) {
-                st = ic_plan_build_choice(fn, &jb->args[i], i, jb->size, &choice, &in->plan);
-                if (st == IC_OK)
-                    jb->chosen = choice.al->name;
-            }
-            if (st != IC_OK)
-                break;
-            st = check_bounds(jb, j, i, in);
-            in->base = e->nsteps;
-            e->nsteps += in->plan.nsteps;
-            if (e->move) {
-                in->buf[IC_BUF_SEND] = jb->sendbuf ? jb->sendbuf[i] : NULL;
-                in->buf[IC_BUF_RECV] = jb->recvbuf ? jb->recvbuf[i] : NULL;
-                in->scratch = malloc(in->plan.scratch_bytes ? in->plan.scratch_bytes : 1);
-                if (!in->scratch)
-                    return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
-                memset(in->scratch, 0xA5, in->plan.scratch_bytes); /* catch stale reads */
-                in->buf[IC_BUF_SCRATCH] = in->scratch;
-            }
+        }
+    }
+    if (st == IC_OK) {
+        build_ctx_t c = {.e = e, .jobs = jobs, .choice = choice, .fail_k = SIZE_MAX};
+        atomic_init(&c.next, 0);
+        pthread_mutex_init(&c.mu, NULL);
+        st = build_plans(&c);
+        pthread_mutex_destroy(&c.mu);
+    }
+    free(choice);
+    for (k = 0; k < e->ninst && st == IC_OK; k++) {
+        inst_t *in = &e->in[k];
+        ic_sim_job_t *jb = &jobs[in->job];
+        st = check_bounds(jb, in->job, in->crank, in);
+        in->base = e->nsteps;
+        e->nsteps += in->plan.nsteps;
+        if (st == IC_OK && e->move) {
+            in->buf[IC_BUF_SEND] = jb->sendbuf ? jb->sendbuf[in->crank] : NULL;
+            in->buf[IC_BUF_RECV] = jb->recvbuf ? jb->recvbuf[in->crank] : NULL;
+            in->scratch = malloc(in->plan.scratch_bytes ? in->plan.scratch_bytes : 1);
+            if (!in->scratch)
+                return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+            memset(in->scratch, 0xA5, in->plan.scratch_bytes); /* catch stale reads */
+            in->buf[IC_BUF_SCRATCH] = in->scratch;
         }
     }
     return st;
