@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -45,7 +46,20 @@ static bool rkey_eq(const rkey_t *a, const rkey_t *b)
     return a->job == b->job && a->from == b->from && a->to == b->to && a->tag == b->tag;
 }
 
-static ic_status_t match_messages(engine_t *e)
+/* Step s of instance i's id (numbering below). */
+#define STEP_ID(nb, i, s) ((nb)->row[s] + (nb)->pos[i])
+
+typedef struct numbering numbering_t;
+struct numbering {
+    size_t *pos;   /* ninst: place in the length order */
+    size_t *order; /* ninst: instances by length, longest first */
+    size_t *row;   /* maxlen + 1: first id of each step index */
+    size_t maxlen;
+};
+
+/* Plans are read in plan order (instance by instance), so errors come in
+ * the order a serial reader would find them. */
+static ic_status_t match_messages(engine_t *e, const numbering_t *nb)
 {
     size_t nrecv = 0;
     for (size_t g = 0; g < e->nsteps; g++)
@@ -59,58 +73,64 @@ static ic_status_t match_messages(engine_t *e)
     for (size_t i = 0; i < cap; i++)
         table[i].gid = UINT32_MAX;
     ic_status_t st = IC_OK;
-    for (size_t g = 0; g < e->nsteps && st == IC_OK; g++) {
-        if (e->g[g].kind != IC_STEP_RECV)
-            continue;
-        inst_t *in;
-        const ic_step_t *s = ic_sim_step(e, g, &in);
-        rkey_t k = {in->job, s->peer, in->crank, s->tag, (uint32_t)g};
-        size_t h = rhash(&k) & (cap - 1);
-        for (; table[h].gid != UINT32_MAX && st == IC_OK; h = (h + 1) & (cap - 1))
-            if (rkey_eq(&table[h], &k))
-                st = ic_set_error(IC_ERR_INTERNAL,
-                                  "ic_sim_run: job %d rank %d posts two receives from %d "
-                                  "with tag %u", k.job, k.to, k.from, k.tag);
-        table[h] = k;
+    for (size_t i = 0; i < e->ninst && st == IC_OK; i++) {
+        const inst_t *in = &e->in[i];
+        for (size_t j = 0; j < in->plan.nsteps && st == IC_OK; j++) {
+            const ic_step_t *s = &in->plan.steps[j];
+            if (s->kind != IC_STEP_RECV)
+                continue;
+            rkey_t k = {in->job, s->peer, in->crank, s->tag, (uint32_t)STEP_ID(nb, i, j)};
+            size_t h = rhash(&k) & (cap - 1);
+            for (; table[h].gid != UINT32_MAX && st == IC_OK; h = (h + 1) & (cap - 1))
+                if (rkey_eq(&table[h], &k))
+                    st = ic_set_error(IC_ERR_INTERNAL,
+                                      "ic_sim_run: job %d rank %d posts two receives from %d "
+                                      "with tag %u", k.job, k.to, k.from, k.tag);
+            table[h] = k;
+        }
     }
-    for (size_t g = 0; g < e->nsteps && st == IC_OK; g++) {
-        if (e->g[g].kind != IC_STEP_SEND)
-            continue;
-        inst_t *in;
-        const ic_step_t *s = ic_sim_step(e, g, &in);
-        rkey_t k = {in->job, in->crank, s->peer, s->tag, 0};
-        size_t h = rhash(&k) & (cap - 1);
-        uint32_t found = UINT32_MAX;
-        for (; table[h].gid != UINT32_MAX; h = (h + 1) & (cap - 1))
-            if (rkey_eq(&table[h], &k)) {
-                found = table[h].gid;
+    for (size_t i = 0; i < e->ninst && st == IC_OK; i++) {
+        const inst_t *in = &e->in[i];
+        for (size_t j = 0; j < in->plan.nsteps && st == IC_OK; j++) {
+            const ic_step_t *s = &in->plan.steps[j];
+            if (s->kind != IC_STEP_SEND)
+                continue;
+            rkey_t k = {in->job, in->crank, s->peer, s->tag, 0};
+            size_t h = rhash(&k) & (cap - 1);
+            uint32_t found = UINT32_MAX;
+            for (; table[h].gid != UINT32_MAX; h = (h + 1) & (cap - 1))
+                if (rkey_eq(&table[h], &k)) {
+                    found = table[h].gid;
+                    break;
+                }
+            if (found == UINT32_MAX || e->g[found].match != UINT32_MAX) {
+                st = ic_set_error(IC_ERR_INTERNAL,
+                                  "ic_sim_run: job %d: send %d -> %d tag %u.%u has no receive",
+                                  k.job, k.from, k.to, k.tag >> IC_TAG_PHASE_SHIFT,
+                                  k.tag & IC_TAG_MAX_IN_PHASE);
                 break;
             }
-        if (found == UINT32_MAX || e->g[found].match != UINT32_MAX) {
-            st = ic_set_error(IC_ERR_INTERNAL,
-                              "ic_sim_run: job %d: send %d -> %d tag %u.%u has no receive", k.job,
-                              k.from, k.to, k.tag >> IC_TAG_PHASE_SHIFT,
-                              k.tag & IC_TAG_MAX_IN_PHASE);
-            break;
+            if (e->g[found].bytes != s->bytes) {
+                st = ic_set_error(IC_ERR_INTERNAL,
+                                  "ic_sim_run: job %d: send %d -> %d tag %u: %zu bytes sent, "
+                                  "%zu expected", k.job, k.from, k.to, k.tag, s->bytes,
+                                  e->g[found].bytes);
+                break;
+            }
+            uint32_t g = (uint32_t)STEP_ID(nb, i, j);
+            e->g[g].match = found;
+            e->g[found].match = g;
         }
-        const ic_step_t *r = ic_sim_step(e, found, NULL);
-        if (r->bytes != s->bytes) {
-            st = ic_set_error(IC_ERR_INTERNAL,
-                              "ic_sim_run: job %d: send %d -> %d tag %u: %zu bytes sent, "
-                              "%zu expected", k.job, k.from, k.to, k.tag, s->bytes, r->bytes);
-            break;
-        }
-        e->g[g].match = found;
-        e->g[found].match = (uint32_t)g;
     }
-    for (size_t g = 0; g < e->nsteps && st == IC_OK; g++) {
-        if (e->g[g].kind != IC_STEP_RECV || e->g[g].match != UINT32_MAX)
-            continue;
-        inst_t *in;
-        const ic_step_t *s = ic_sim_step(e, g, &in);
-        st = ic_set_error(IC_ERR_INTERNAL,
-                          "ic_sim_run: job %d: receive %d <- %d tag %u has no send", in->job,
-                          in->crank, s->peer, s->tag);
+    for (size_t i = 0; i < e->ninst && st == IC_OK; i++) {
+        const inst_t *in = &e->in[i];
+        for (size_t j = 0; j < in->plan.nsteps && st == IC_OK; j++) {
+            const ic_step_t *s = &in->plan.steps[j];
+            if (s->kind == IC_STEP_RECV && e->g[STEP_ID(nb, i, j)].match == UINT32_MAX)
+                st = ic_set_error(IC_ERR_INTERNAL,
+                                  "ic_sim_run: job %d: receive %d <- %d tag %u has no send",
+                                  in->job, in->crank, s->peer, s->tag);
+        }
     }
     free(table);
     return st;
@@ -292,6 +312,59 @@ static ic_status_t build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, in
     return st;
 }
 
+/* Global step ids are step-major: every instance's step 0, then every
+ * step 1, and so on.  Ranks advance through their plans together, so the
+ * steps handled at one moment lie close in memory (at p = 16384 the event
+ * loop runs twice as fast).  Instances are ordered by plan length, longest
+ * first, so those still going at step s are a prefix of that order and
+ * instance i's step s has id row[s] + pos[i].  Every ordering rule of the
+ * loop uses (instance, step), so results do not depend on the numbering. */
+static void numbering_free(numbering_t *nb)
+{
+    free(nb->pos);
+    free(nb->order);
+    free(nb->row);
+}
+
+static int numbering_make(const engine_t *e, numbering_t *nb)
+{
+    size_t maxlen = 0;
+    for (size_t i = 0; i < e->ninst; i++)
+        maxlen = e->in[i].plan.nsteps > maxlen ? e->in[i].plan.nsteps : maxlen;
+    nb->maxlen = maxlen;
+    nb->pos = malloc(sizeof(size_t) * (e->ninst + 1));
+    nb->order = malloc(sizeof(size_t) * (e->ninst + 1));
+    nb->row = calloc(maxlen + 2, sizeof(size_t));
+    if (!nb->pos || !nb->order || !nb->row)
+        return -1;
+    /* Counting sort by length, descending (row[] as the counters). */
+    for (size_t i = 0; i < e->ninst; i++)
+        nb->row[maxlen - e->in[i].plan.nsteps + 1]++;
+    for (size_t l = 1; l <= maxlen + 1; l++)
+        nb->row[l] += nb->row[l - 1];
+    for (size_t i = 0; i < e->ninst; i++) {
+        size_t k = nb->row[maxlen - e->in[i].plan.nsteps]++;
+        nb->order[k] = i;
+        nb->pos[i] = k;
+    }
+    /* row[s]: instances with more than s steps, summed over earlier rows. */
+    size_t active = e->ninst, id = 0;
+    for (size_t st = 0; st < maxlen; st++) {
+        while (active > 0 && e->in[nb->order[active - 1]].plan.nsteps <= st)
+            active--;
+        nb->row[st] = id;
+        id += active;
+    }
+    nb->row[maxlen] = id;
+    return 0;
+}
+
+static int cmp_first(const void *pa, const void *pb)
+{
+    const uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+    return x < y ? -1 : x > y;
+}
+
 static ic_status_t link_steps(engine_t *e)
 {
     size_t n = e->nsteps, nd = 0;
@@ -300,45 +373,97 @@ static ic_status_t link_steps(engine_t *e)
     if (n >= UINT32_MAX || nd >= UINT32_MAX)
         return ic_set_error(IC_ERR_ARG, "ic_sim_run: %zu steps and %zu dependencies: more "
                             "than the engine's 2^32 - 1", n, nd);
+    numbering_t nb = {0};
     e->g = calloc(n + 1, sizeof(gstep_t));
     e->succ = malloc(sizeof(uint32_t) * (nd + 1));
     uint32_t *fill = calloc(n + 1, sizeof(uint32_t));
-    if (!e->g || !e->succ || !fill) {
+    if (!e->g || !e->succ || !fill || numbering_make(e, &nb)) {
         free(fill);
+        numbering_free(&nb);
         return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
     }
-    /* Count successors into succ_first[before + 1], then prefix-sum. */
-    for (size_t i = 0; i < e->ninst; i++) {
-        const ic_plan_t *pl = &e->in[i].plan;
-        size_t base = e->in[i].base;
-        for (size_t s = 0; s < pl->nsteps; s++) {
-            gstep_t *g = &e->g[base + s];
-            g->inst = (uint32_t)i;
-            g->match = UINT32_MAX;
-            g->kind = pl->steps[s].kind;
-            g->bytes = pl->steps[s].bytes;
-            g->remaining = pl->steps[s].ndeps;
-            for (uint32_t d = 0; d < pl->steps[s].ndeps; d++) {
-                size_t before = base + pl->deps[pl->steps[s].dep_first + d];
-                if (before + 1 < n)
-                    e->g[before + 1].succ_first++;
-            }
+    /* Steps without dependencies, as (instance << 32 | step), sorted: the
+     * initial pass makes them ready in (instance, step) order. */
+    uint64_t *first = NULL;
+    size_t nfirst = 0, cap = 0;
+    /* Pass 1 fills the steps and counts successors into succ_first[id + 1];
+     * pass 2 lists them.  Both go through tiles of LINK_TILE instances
+     * (positions in the length order), step by step: a handful of plans
+     * read at once and short runs of ids written, where either order alone
+     * would touch a new page per step.  Within a tile a step's successors
+     * (all in its instance) come by ascending step index, as a plan-order
+     * fill would list them. */
+    enum { LINK_TILE = 64 };
+    for (int pass = 1; pass <= 2; pass++) {
+        for (size_t k0 = 0; k0 < e->ninst; k0 += LINK_TILE) {
+            size_t k1 = k0 + LINK_TILE < e->ninst ? k0 + LINK_TILE : e->ninst;
+            size_t len0 = e->in[nb.order[k0]].plan.nsteps; /* the tile's longest */
+            for (size_t st = 0; st < len0; st++)
+                for (size_t k = k0; k < k1; k++) {
+                    size_t i = nb.order[k];
+                    const ic_plan_t *pl = &e->in[i].plan;
+                    if (st >= pl->nsteps)
+                        break; /* shorter ones follow */
+                    const ic_step_t *sp = &pl->steps[st];
+                    size_t id = nb.row[st] + k;
+                    if (pass == 2) {
+                        for (uint32_t d = 0; d < sp->ndeps; d++) {
+                            size_t before = nb.row[pl->deps[sp->dep_first + d]] + k;
+                            e->succ[e->g[before].succ_first + fill[before]++] = (uint32_t)id;
+                        }
+                        continue;
+                    }
+                    gstep_t *g = &e->g[id];
+                    g->inst = (uint32_t)i;
+                    g->local = (uint32_t)st;
+                    g->match = UINT32_MAX;
+                    g->kind = sp->kind;
+                    g->bytes = sp->bytes;
+                    g->remaining = sp->ndeps;
+                    for (uint32_t d = 0; d < sp->ndeps; d++) {
+                        size_t before = nb.row[pl->deps[sp->dep_first + d]] + k;
+                        if (before + 1 < n)
+                            e->g[before + 1].succ_first++;
+                    }
+                    if (sp->ndeps == 0) {
+                        if (nfirst == cap) {
+                            cap = cap ? 2 * cap : 1024;
+                            uint64_t *f = realloc(first, cap * sizeof(*f));
+                            if (!f) {
+                                free(first);
+                                free(fill);
+                                numbering_free(&nb);
+                                return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+                            }
+                            first = f;
+                        }
+                        first[nfirst++] = (uint64_t)i << 32 | st;
+                    }
+                }
+        }
+        if (pass == 1) {
+            e->g[n].succ_first = (uint32_t)nd;
+            for (size_t g = 1; g < n; g++)
+                e->g[g].succ_first += e->g[g - 1].succ_first;
         }
     }
-    e->g[n].succ_first = (uint32_t)nd;
-    for (size_t g = 1; g < n; g++)
-        e->g[g].succ_first += e->g[g - 1].succ_first;
-    for (size_t i = 0; i < e->ninst; i++) {
-        const ic_plan_t *pl = &e->in[i].plan;
-        size_t base = e->in[i].base;
-        for (size_t s = 0; s < pl->nsteps; s++)
-            for (uint32_t d = 0; d < pl->steps[s].ndeps; d++) {
-                size_t before = base + pl->deps[pl->steps[s].dep_first + d];
-                e->succ[e->g[before].succ_first + fill[before]++] = (uint32_t)(base + s);
-            }
-    }
     free(fill);
-    return match_messages(e);
+    if (nfirst > 1)
+        qsort(first, nfirst, sizeof(uint64_t), cmp_first);
+    for (size_t f = 0; f < nfirst; f++) /* as ids now */
+        first[f] = nb.row[first[f] & 0xffffffffu] + nb.pos[first[f] >> 32];
+    e->first = first;
+    e->nfirst = nfirst;
+    ic_status_t st = match_messages(e, &nb);
+    numbering_free(&nb);
+    return st;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 ic_status_t ic_sim_run(int world_size, const ic_model_t *m, ic_sim_job_t *jobs, int njobs,
@@ -358,6 +483,7 @@ static void engine_free(engine_t *e)
     free(e->in);
     free(e->g);
     free(e->succ);
+    free(e->first);
     free(e->send_free);
     free(e->recv_free);
     free(e->compute_free);
@@ -401,12 +527,18 @@ ic_status_t ic_sim_run_net(int world_size, const ic_model_t *m, const ic_net_t *
     e.compute_free = calloc((size_t)world_size + 1, sizeof(double));
     if (!e.send_free || !e.recv_free || !e.compute_free)
         st = ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    double t0 = now_s(), t1 = t0, t2 = t0;
     if (st == IC_OK)
         st = build_all(&e, world_size, jobs, njobs);
+    t1 = now_s();
     if (st == IC_OK)
         st = link_steps(&e);
+    t2 = now_s();
     if (st == IC_OK)
         st = ic_sim_engine_run(&e);
+    if (getenv("IC_SIM_PROFILE")) /* where a long simulation's time goes */
+        fprintf(stderr, "ic_sim_run: %zu steps: build %.3f s, link %.3f s, run %.3f s\n",
+                e.nsteps, t1 - t0, t2 - t1, now_s() - t2);
     engine_free(&e);
     return st;
 }

@@ -15,7 +15,7 @@ typedef struct inst {
     int job, crank;
     int node;                  /* world rank: its ports and compute unit */
     int pnode;                 /* physical node: where its links start */
-    size_t base;               /* global id of step 0 */
+    size_t base;               /* steps of instances before it (set-up numbering) */
     unsigned char *buf[IC_BUF_COUNT];
     unsigned char *scratch;    /* owned */
 } inst_t;
@@ -62,7 +62,7 @@ typedef struct flow {
     uint32_t *path, path_cap;
 } flow_t;
 
-/* What the event loop needs of every step, in 40 bytes (the
+/* What the event loop needs of every step, in 48 bytes (the
  * loop touches steps of all ranks in turn: one miss per step, not five). */
 typedef struct gstep {
     double ready_at;
@@ -71,6 +71,7 @@ typedef struct gstep {
     uint32_t succ_first;  /* successors: succ[succ_first .. next step's) */
     uint32_t match;       /* SEND <-> RECV partner (UINT32_MAX: none yet) */
     uint32_t inst;        /* owner */
+    uint32_t local;       /* index in the owner's plan */
     uint8_t kind;         /* ic_step_kind_t */
     uint8_t ready;        /* SEND/RECV posted */
     uint8_t started;      /* SEND: its message started */
@@ -88,6 +89,8 @@ typedef struct engine {
     size_t ninst, nsteps;
     gstep_t *g;           /* nsteps + 1 (the last holds the end of succ) */
     uint32_t *succ;
+    uint64_t *first;      /* steps without dependencies, in (instance, step) order */
+    size_t nfirst;
     event_t *heap;
     size_t nheap, heap_cap, seq, done_steps;
     double *send_free, *recv_free, *compute_free; /* per world rank */
@@ -154,7 +157,7 @@ static inline const ic_step_t *ic_sim_step(const engine_t *e, size_t gid, inst_t
     inst_t *in = &e->in[e->g[gid].inst];
     if (inst)
         *inst = in;
-    return &in->plan.steps[gid - in->base];
+    return &in->plan.steps[e->g[gid].local];
 }
 
 #endif

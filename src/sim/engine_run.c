@@ -140,14 +140,15 @@ static int make_ready(engine_t *e, size_t gid, double t)
     case IC_STEP_JOIN:
         return ic_sim_push(e, t, EV_STEP, gid, 0);
     default: {
-        inst_t *in;
-        const ic_step_t *s = ic_sim_step(e, gid, &in);
-        double rate = s->kind == IC_STEP_COPY ? e->m->delta : e->m->gamma;
+        inst_t *in = &e->in[g->inst];
+        double rate = g->kind == IC_STEP_COPY ? e->m->delta : e->m->gamma;
         double start = t > e->compute_free[in->node] ? t : e->compute_free[in->node];
-        double end = start + (double)s->bytes * rate;
+        double end = start + (double)g->bytes * rate;
         e->compute_free[in->node] = end;
-        if (e->move)
+        if (e->move) { /* the plan's step only now (scale runs never read it) */
+            const ic_step_t *s = ic_sim_step(e, gid, NULL);
             ic_step_run_local(&in->plan, s, addr(in, s->src), addr(in, s->dst));
+        }
         return ic_sim_push(e, end, EV_STEP, gid, 0);
     }
     }
@@ -299,16 +300,19 @@ static int try_start(engine_t *e, size_t sg, double t)
 
 static const engine_t *sort_ctx; /* qsort has no context argument in C11 */
 
-static int cand_cmp(const void *a, const void *b)
+static int cand_cmp(const void *pa, const void *pb)
 {
     const engine_t *e = sort_ctx;
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    if (e->g[x].ready_at != e->g[y].ready_at)
-        return e->g[x].ready_at < e->g[y].ready_at ? -1 : 1;
-    int nx = e->in[e->g[x].inst].node, ny = e->in[e->g[y].inst].node;
+    size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
+    const gstep_t *a = &e->g[x], *b = &e->g[y];
+    if (a->ready_at != b->ready_at)
+        return a->ready_at < b->ready_at ? -1 : 1;
+    int nx = e->in[a->inst].node, ny = e->in[b->inst].node;
     if (nx != ny)
         return nx < ny ? -1 : 1;
-    return x < y ? -1 : (x > y);
+    if (a->inst != b->inst)
+        return a->inst < b->inst ? -1 : 1;
+    return a->local < b->local ? -1 : (a->local > b->local);
 }
 
 /* Moves the unstarted messages of q whose ports are free into collect,
@@ -435,9 +439,11 @@ ic_status_t ic_sim_engine_run(engine_t *e)
 {
     if (set_up(e) != IC_OK)
         return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
-    for (size_t g = 0; g < e->nsteps; g++)
-        if (e->g[g].remaining == 0 && make_ready(e, g, 0))
+    for (size_t k = 0; k < e->nfirst; k++) {
+        size_t g = (size_t)e->first[k];
+        if (make_ready(e, g, 0))
             return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    }
     double t = 0;
     for (;;) {
         if (start_messages(e, t))
@@ -469,7 +475,7 @@ ic_status_t ic_sim_engine_run(engine_t *e)
             if (e->g[g].remaining == 0 && (s->kind == IC_STEP_SEND || s->kind == IC_STEP_RECV))
                 return ic_set_error(IC_ERR_INTERNAL,
                                     "ic_sim_run: deadlock: job %d rank %d step %zu (%s with "
-                                    "%d) never ran", in->job, in->crank, g - in->base,
+                                    "%d) never ran", in->job, in->crank, (size_t)e->g[g].local,
                                     ic_step_kind_name((ic_step_kind_t)s->kind), s->peer);
         }
         return ic_set_error(IC_ERR_INTERNAL, "ic_sim_run: deadlock: %zu of %zu steps ran",
