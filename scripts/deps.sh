@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Installs what building intercom needs (Debian packages), only if missing.
+# "scripts/deps.sh gnuplot" also installs gnuplot-nox (for the figures).
 set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v make >/dev/null 2>&1 || need+=(make)
+for extra in "$@"; do
+  case "$extra" in
+    gnuplot) command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox) ;;
+    *) echo "scripts/deps.sh: unknown extra '$extra' (known: gnuplot)" >&2; exit 2 ;;
+  esac
+done
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""

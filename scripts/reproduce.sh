@@ -8,14 +8,7 @@
 # gnuplot-nox with apt-get when missing.  BUILD=dir picks the build directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "installing: gnuplot-nox"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq gnuplot-nox
-fi
+bash scripts/deps.sh gnuplot
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j2 --target intercom-sim >/dev/null

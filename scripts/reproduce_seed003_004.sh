@@ -21,13 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-${BUILD:-build}}
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "installing: gnuplot-nox"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq gnuplot-nox
-fi
+bash scripts/deps.sh gnuplot
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j2 --target intercom-sim >/dev/null
 SIM="$BUILD/intercom-sim"

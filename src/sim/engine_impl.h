@@ -1,6 +1,7 @@
 /*
- * engine_impl.h — the engine's state, shared by its set-up (engine.c) and
- * its event loop (engine_run.c).  Internal to src/sim.
+ * engine_impl.h — the engine's state, shared by its set-up (engine.c), its
+ * event loop (engine_run.c) and its messages on links (engine_links.c).
+ * Internal to src/sim.
  */
 #ifndef IC_SIM_ENGINE_IMPL_H
 #define IC_SIM_ENGINE_IMPL_H
@@ -62,8 +63,9 @@ typedef struct flow {
     uint32_t *path, path_cap;
 } flow_t;
 
-/* What the event loop needs of every step, in 48 bytes (the
- * loop touches steps of all ranks in turn: one miss per step, not five). */
+/* What the event loop needs of every step, in 48 bytes (the loop touches
+ * steps of all ranks in turn: one cache miss per step, not five).  Ids are
+ * step-major (engine.c). */
 typedef struct gstep {
     double ready_at;
     size_t bytes;
@@ -82,7 +84,7 @@ typedef struct engine {
     const ic_net_t *net;  /* NULL: the full network */
     bool move;
     bool flows;           /* per-byte times change with link loads */
-    bool circuits;        /* a message needs its whole path to itself */
+    bool circuits;        /* messages are circuits: a link to one at a time */
     long nlinks;
     int max_hops;
     inst_t *in;

@@ -1,29 +1,27 @@
 /*
  * engine_run.c — the engine's event loop: steps becoming ready, messages
- * starting, flows sharing links, and the contention report.
+ * starting, and the contention report (flows and circuits, the messages
+ * that use links while they last, are in engine_links.c).
  *
  * A binary heap orders events by (time, sequence).  At each moment the
  * engine first handles every event of that moment (completing steps,
- * which makes their successors ready; ending flows), then starts every
- * message that can start, repeating until nothing more happens then.
+ * which makes their successors ready; ending flows and circuits), then
+ * starts every message that can start, repeating until nothing more
+ * happens then.
  *
- * Starting: a message can start when its SEND and RECV are both ready,
- * and (one-port) the sender's send port and the receiver's receive port
- * are free, and (circuit switching) no other message holds a link of its
- * path.  Among messages that could start at one moment, earlier-ready
- * SEND, then lower sender, then earlier step goes first.  Only messages of
- * "dirty" nodes (a port freed, a new message) are looked at, so a moment
- * costs what changed, not the number of waiting messages.
+ * Starting: a message can start when its SEND and RECV are both ready and
+ * (one-port) the sender's send port and the receiver's receive port are
+ * free (with circuit set-up overlap: both nodes' current messages have
+ * started moving).  Among messages that could start at one moment, the
+ * earlier-ready SEND, then the lower sender, then the earlier step (of the
+ * same instance) goes first.  Only messages of "dirty" nodes (a port
+ * freed, a new message) are looked at, so a moment costs what changed, not
+ * the number of waiting messages.
  *
- * Time of a message of n bytes over a path of h links (network.h):
- *   fixed   alpha + h*hop + n'*beta, n' = n (n*h for store-and-forward),
- *           when nothing is shared (full network, contention off, or
- *           circuit switching);
- *   flow    start-up alpha + h*hop, then n' bytes at c seconds per byte,
- *           c = max(beta, beta_net * M), M the most messages on a link of
- *           its path; c is recomputed for every flow on a link whose count
- *           changes (a message starting or ending), and its end event
- *           moved (the old one is recognised by its version and dropped).
+ * Time of a message of n bytes over a path of h links (network.h): with
+ * nothing shared (full network, or contention off) it is fixed at the
+ * start, alpha + h*hop + n'*beta with n' = n (n*h for store-and-forward);
+ * otherwise a flow or a circuit (engine_links.c) decides when it ends.
  */
 #include "sim/engine_impl.h"
 
