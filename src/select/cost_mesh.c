@@ -44,8 +44,8 @@ static ic_model_t ring_model(const ic_sched_t *s, int t, const ic_model_t *m)
     for (int u = 0; u < s->nrings; u++)
         if (s->dim[u] == s->dim[t] && s->ring[u].stride < base)
             base = s->ring[u].stride;
-    double c = (double)(s->ring[t].stride / base) * m->beta_net;
-    r.beta = c > m->beta ? c : m->beta;
+    double shared = (double)(s->ring[t].stride / base) * m->beta_net; /* c * beta_net */
+    r.beta = shared > m->beta ? shared : m->beta;
     return r;
 }
 
