@@ -4,7 +4,8 @@
 #   1-3. runs each example on real processes with intercom-run (every rank
 #        checks its own results; a failure stops the script), and
 #   4.   runs the in-process demo: every collective on 12 simulated ranks,
-#        checked against a serial reference, and what the selector picks.
+#        checked against a serial reference, and what the selector picks;
+#   5.   simulates an allreduce on a 16 x 32 mesh machine with intercom-sim.
 # Arguments go to intercom-demo only (e.g. scripts/demo.sh -p 33).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 
 echo "=== Building intercom, intercom-run, the examples and intercom-demo (Release)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j2 --target intercom intercom-run intercom-demo \
+cmake --build build -j2 --target intercom intercom-run intercom-demo intercom-sim \
   allreduce_vector row_col_bcast prefix_sum >/dev/null
 echo "built in $(since "$t0") s"
 t1=$(date +%s.%N)
@@ -49,5 +50,12 @@ heading "4. intercom-demo: the in-process engine (tools/intercom_demo.c)" \
   "the selector would pick for each message size (context for the runs above)."
 build/intercom-demo "$@"
 
-printf '\n=== Done: every result above was checked; the runs took %s s, %s s in all\n' \
+heading "5. intercom-sim: the same plans on a 16 x 32 mesh machine (docs/simulator.md)" \
+  "512 ranks, wormhole routing, links shared: prime-factor rings (pfr) put up to 16" \
+  "messages on one link, dimensional rings (dr) one; the hybrid and the selector (auto)" \
+  "choose with that contention priced.  Times are simulated; (n) is the busiest link's load."
+build/intercom-sim --mesh 16x32 --coll allreduce --algos pfr,dr,hybrid,auto \
+  --sizes 64,4K,256K,16M --quiet
+
+printf '\n=== Done: parts 1-4 checked every result; the runs took %s s, %s s in all\n' \
   "$(since "$t1")" "$(since "$t0")"
