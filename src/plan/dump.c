@@ -22,7 +22,7 @@ const char *ic_buf_name(ic_buf_id_t buf)
 
 static void loc_str(char *out, size_t len, ic_loc_t l)
 {
-    snprintf(out, len, "%s+%zu", ic_buf_name((ic_buf_id_t)l.buf), l.off);
+    snprintf(out, len, "%s+%zu", ic_buf_name((ic_buf_id_t)l.buf), (size_t)l.off);
 }
 
 void ic_plan_dump(const ic_plan_t *pl, FILE *out)

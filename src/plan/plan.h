@@ -44,14 +44,17 @@ typedef enum ic_buf_id {
     IC_BUF_COUNT
 } ic_buf_id_t;
 
+/* 8 bytes (a step is 48, not 64: the engine holds millions of them). */
 typedef struct ic_loc {
-    uint8_t buf;  /* ic_buf_id_t */
-    size_t off;   /* byte offset into that buffer */
+    uint64_t off : 56; /* byte offset into that buffer (< 2^56) */
+    uint64_t buf : 8;  /* ic_buf_id_t */
 } ic_loc_t;
 
 static inline ic_loc_t ic_loc(ic_buf_id_t buf, size_t off)
 {
-    ic_loc_t l = {(uint8_t)buf, off};
+    ic_loc_t l;
+    l.off = off;
+    l.buf = (uint8_t)buf;
     return l;
 }
 static inline ic_loc_t ic_loc_add(ic_loc_t l, size_t off)

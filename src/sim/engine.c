@@ -25,25 +25,28 @@
 
 /* Matching: every RECV goes into an open-addressing table keyed by (job,
  * from, to, tag); every SEND finds its RECV there.  Keys live in the table
- * so probing touches no step. */
+ * (16 bytes: the job is its receive step's, looked up on a full match) so
+ * probing touches no plan. */
 typedef struct rkey {
-    int job, from, to;
+    int from, to;
     uint32_t tag;
     uint32_t gid; /* UINT32_MAX: empty */
 } rkey_t;
 
-static size_t rhash(const rkey_t *k)
+static size_t rhash(const rkey_t *k, int job)
 {
-    uint64_t h = (uint64_t)k->job * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)job * 0x9E3779B97F4A7C15ull;
     h ^= ((uint64_t)(uint32_t)k->from << 32 | (uint32_t)k->to) * 0xC2B2AE3D27D4EB4Full;
     h ^= (uint64_t)k->tag * 0x165667B19E3779F9ull;
     h ^= h >> 29;
     return (size_t)h;
 }
 
-static bool rkey_eq(const rkey_t *a, const rkey_t *b)
+/* Does table entry t hold key k of job? */
+static bool rkey_eq(const engine_t *e, const rkey_t *t, const rkey_t *k, int job)
 {
-    return a->job == b->job && a->from == b->from && a->to == b->to && a->tag == b->tag;
+    return t->from == k->from && t->to == k->to && t->tag == k->tag &&
+           e->in[e->g[t->gid].inst].job == job;
 }
 
 /* Step s of instance i's id (numbering below). */
@@ -65,7 +68,7 @@ static ic_status_t match_messages(engine_t *e, const numbering_t *nb)
     for (size_t g = 0; g < e->nsteps; g++)
         nrecv += e->g[g].kind == IC_STEP_RECV;
     size_t cap = 16;
-    while (cap < 2 * nrecv)
+    while (cap < nrecv + nrecv / 2) /* at most 2/3 full */
         cap *= 2;
     rkey_t *table = malloc(cap * sizeof(*table));
     if (!table)
@@ -79,13 +82,13 @@ static ic_status_t match_messages(engine_t *e, const numbering_t *nb)
             const ic_step_t *s = &in->plan.steps[j];
             if (s->kind != IC_STEP_RECV)
                 continue;
-            rkey_t k = {in->job, s->peer, in->crank, s->tag, (uint32_t)STEP_ID(nb, i, j)};
-            size_t h = rhash(&k) & (cap - 1);
+            rkey_t k = {s->peer, in->crank, s->tag, (uint32_t)STEP_ID(nb, i, j)};
+            size_t h = rhash(&k, in->job) & (cap - 1);
             for (; table[h].gid != UINT32_MAX && st == IC_OK; h = (h + 1) & (cap - 1))
-                if (rkey_eq(&table[h], &k))
+                if (rkey_eq(e, &table[h], &k, in->job))
                     st = ic_set_error(IC_ERR_INTERNAL,
                                       "ic_sim_run: job %d rank %d posts two receives from %d "
-                                      "with tag %u", k.job, k.to, k.from, k.tag);
+                                      "with tag %u", in->job, k.to, k.from, k.tag);
             table[h] = k;
         }
     }
@@ -95,25 +98,25 @@ static ic_status_t match_messages(engine_t *e, const numbering_t *nb)
             const ic_step_t *s = &in->plan.steps[j];
             if (s->kind != IC_STEP_SEND)
                 continue;
-            rkey_t k = {in->job, in->crank, s->peer, s->tag, 0};
-            size_t h = rhash(&k) & (cap - 1);
+            rkey_t k = {in->crank, s->peer, s->tag, 0};
+            size_t h = rhash(&k, in->job) & (cap - 1);
             uint32_t found = UINT32_MAX;
             for (; table[h].gid != UINT32_MAX; h = (h + 1) & (cap - 1))
-                if (rkey_eq(&table[h], &k)) {
+                if (rkey_eq(e, &table[h], &k, in->job)) {
                     found = table[h].gid;
                     break;
                 }
             if (found == UINT32_MAX || e->g[found].match != UINT32_MAX) {
                 st = ic_set_error(IC_ERR_INTERNAL,
                                   "ic_sim_run: job %d: send %d -> %d tag %u.%u has no receive",
-                                  k.job, k.from, k.to, k.tag >> IC_TAG_PHASE_SHIFT,
+                                  in->job, k.from, k.to, k.tag >> IC_TAG_PHASE_SHIFT,
                                   k.tag & IC_TAG_MAX_IN_PHASE);
                 break;
             }
             if (e->g[found].bytes != s->bytes) {
                 st = ic_set_error(IC_ERR_INTERNAL,
                                   "ic_sim_run: job %d: send %d -> %d tag %u: %zu bytes sent, "
-                                  "%zu expected", k.job, k.from, k.to, k.tag, s->bytes,
+                                  "%zu expected", in->job, k.from, k.to, k.tag, s->bytes,
                                   e->g[found].bytes);
                 break;
             }
@@ -365,6 +368,110 @@ static int cmp_first(const void *pa, const void *pb)
     return x < y ? -1 : x > y;
 }
 
+enum { LINK_TILE = 64 };
+
+/* Both link passes go through tiles of LINK_TILE instances (positions in
+ * the length order), step by step: a handful of plans read at once and
+ * short runs of ids written, where either order alone would touch a new
+ * page per step. */
+#define FOR_TILED_STEPS(e, nb, k, i, st)                                          \
+    for (size_t k0_ = 0; k0_ < (e)->ninst; k0_ += LINK_TILE)                       \
+        for (size_t st = 0, len0_ = (e)->in[(nb)->order[k0_]].plan.nsteps,       \
+                    k1_ = k0_ + LINK_TILE < (e)->ninst ? k0_ + LINK_TILE : (e)->ninst; \
+             st < len0_; st++)                                                    \
+            for (size_t k = k0_, i = (nb)->order[k0_];                            \
+                 k < k1_ && st < (e)->in[i = (nb)->order[k]].plan.nsteps; k++)
+
+/* Pass 1: every step's engine state, successor counts into
+ * succ_first[id + 1] (then prefix sums), and the steps without
+ * dependencies in (instance, step) order (e->first). */
+static ic_status_t link_pass1(engine_t *e, const numbering_t *nb, size_t nd)
+{
+    size_t n = e->nsteps, cap = 0;
+    FOR_TILED_STEPS(e, nb, k, i, st) {
+        const ic_plan_t *pl = &e->in[i].plan;
+        const ic_step_t *sp = &pl->steps[st];
+        gstep_t *g = &e->g[nb->row[st] + k];
+        g->inst = (uint32_t)i;
+        g->local = (uint32_t)st;
+        g->match = UINT32_MAX;
+        g->kind = sp->kind;
+        g->bytes = sp->bytes;
+        g->remaining = sp->ndeps;
+        for (uint32_t d = 0; d < sp->ndeps; d++) {
+            size_t before = nb->row[pl->deps[sp->dep_first + d]] + k;
+            if (before + 1 < n)
+                e->g[before + 1].succ_first++;
+        }
+        if (sp->ndeps == 0) {
+            if (e->nfirst == cap) {
+                cap = cap ? 2 * cap : 1024;
+                uint64_t *f = realloc(e->first, cap * sizeof(*f));
+                if (!f)
+                    return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+                e->first = f;
+            }
+            e->first[e->nfirst++] = (uint64_t)i << 32 | st;
+        }
+    }
+    e->g[n].succ_first = (uint32_t)nd;
+    for (size_t g = 1; g < n; g++)
+        e->g[g].succ_first += e->g[g - 1].succ_first;
+    if (e->nfirst > 1)
+        qsort(e->first, e->nfirst, sizeof(uint64_t), cmp_first);
+    for (size_t f = 0; f < e->nfirst; f++) /* as ids now */
+        e->first[f] = nb->row[e->first[f] & 0xffffffffu] + nb->pos[e->first[f] >> 32];
+    return IC_OK;
+}
+
+/* Pass 2: the successor lists.  A plan's dependency lists lie in step
+ * order, so a cursor per instance walks them (the steps themselves may be
+ * gone); a step's successors, all in its instance, come by ascending step
+ * index, as a plan-order fill would list them. */
+static ic_status_t link_pass2(engine_t *e, const numbering_t *nb)
+{
+    uint32_t *fill = calloc(e->nsteps + 1, sizeof(uint32_t));
+    size_t *cur = calloc(e->ninst + 1, sizeof(size_t));
+    if (!fill || !cur) {
+        free(fill);
+        free(cur);
+        return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    }
+    FOR_TILED_STEPS(e, nb, k, i, st) {
+        const uint32_t *deps = e->in[i].plan.deps;
+        size_t id = nb->row[st] + k;
+        for (uint32_t d = 0; d < e->g[id].remaining; d++) {
+            size_t before = nb->row[deps[cur[i]++]] + k;
+            e->succ[e->g[before].succ_first + fill[before]++] = (uint32_t)id;
+        }
+    }
+    free(fill);
+    free(cur);
+    return IC_OK;
+}
+
+/* Frees what the engine no longer reads of its own plans: their steps
+ * (timing only: a step is then known by its engine state alone, half of a
+ * large run's memory) or their dependency lists (after linking). */
+static void drop_plans(engine_t *e, bool steps, bool deps)
+{
+    for (size_t i = 0; i < e->ninst; i++) {
+        ic_plan_t *pl = &e->in[i].plan;
+        if (e->in[i].borrowed)
+            continue;
+        if (deps) {
+            free(pl->deps);
+            pl->deps = NULL;
+            pl->ndeps = pl->deps_cap = 0;
+        }
+        if (steps) {
+            free(pl->steps);
+            pl->steps = NULL;
+            pl->steps_cap = 0; /* nsteps stays: the numbering uses it */
+        }
+    }
+}
+
 static ic_status_t link_steps(engine_t *e)
 {
     size_t n = e->nsteps, nd = 0;
@@ -375,86 +482,29 @@ static ic_status_t link_steps(engine_t *e)
                             "than the engine's 2^32 - 1", n, nd);
     numbering_t nb = {0};
     e->g = calloc(n + 1, sizeof(gstep_t));
-    e->succ = malloc(sizeof(uint32_t) * (nd + 1));
-    uint32_t *fill = calloc(n + 1, sizeof(uint32_t));
-    if (!e->g || !e->succ || !fill || numbering_make(e, &nb)) {
-        free(fill);
+    if (!e->g || numbering_make(e, &nb)) {
         numbering_free(&nb);
         return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
     }
-    /* Steps without dependencies, as (instance << 32 | step), sorted: the
-     * initial pass makes them ready in (instance, step) order. */
-    uint64_t *first = NULL;
-    size_t nfirst = 0, cap = 0;
-    /* Pass 1 fills the steps and counts successors into succ_first[id + 1];
-     * pass 2 lists them.  Both go through tiles of LINK_TILE instances
-     * (positions in the length order), step by step: a handful of plans
-     * read at once and short runs of ids written, where either order alone
-     * would touch a new page per step.  Within a tile a step's successors
-     * (all in its instance) come by ascending step index, as a plan-order
-     * fill would list them. */
-    enum { LINK_TILE = 64 };
-    for (int pass = 1; pass <= 2; pass++) {
-        for (size_t k0 = 0; k0 < e->ninst; k0 += LINK_TILE) {
-            size_t k1 = k0 + LINK_TILE < e->ninst ? k0 + LINK_TILE : e->ninst;
-            size_t len0 = e->in[nb.order[k0]].plan.nsteps; /* the tile's longest */
-            for (size_t st = 0; st < len0; st++)
-                for (size_t k = k0; k < k1; k++) {
-                    size_t i = nb.order[k];
-                    const ic_plan_t *pl = &e->in[i].plan;
-                    if (st >= pl->nsteps)
-                        break; /* shorter ones follow */
-                    const ic_step_t *sp = &pl->steps[st];
-                    size_t id = nb.row[st] + k;
-                    if (pass == 2) {
-                        for (uint32_t d = 0; d < sp->ndeps; d++) {
-                            size_t before = nb.row[pl->deps[sp->dep_first + d]] + k;
-                            e->succ[e->g[before].succ_first + fill[before]++] = (uint32_t)id;
-                        }
-                        continue;
-                    }
-                    gstep_t *g = &e->g[id];
-                    g->inst = (uint32_t)i;
-                    g->local = (uint32_t)st;
-                    g->match = UINT32_MAX;
-                    g->kind = sp->kind;
-                    g->bytes = sp->bytes;
-                    g->remaining = sp->ndeps;
-                    for (uint32_t d = 0; d < sp->ndeps; d++) {
-                        size_t before = nb.row[pl->deps[sp->dep_first + d]] + k;
-                        if (before + 1 < n)
-                            e->g[before + 1].succ_first++;
-                    }
-                    if (sp->ndeps == 0) {
-                        if (nfirst == cap) {
-                            cap = cap ? 2 * cap : 1024;
-                            uint64_t *f = realloc(first, cap * sizeof(*f));
-                            if (!f) {
-                                free(first);
-                                free(fill);
-                                numbering_free(&nb);
-                                return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
-                            }
-                            first = f;
-                        }
-                        first[nfirst++] = (uint64_t)i << 32 | st;
-                    }
-                }
-        }
-        if (pass == 1) {
-            e->g[n].succ_first = (uint32_t)nd;
-            for (size_t g = 1; g < n; g++)
-                e->g[g].succ_first += e->g[g - 1].succ_first;
-        }
+    ic_status_t st = link_pass1(e, &nb, nd);
+    if (st == IC_OK)
+        st = match_messages(e, &nb);
+    /* Timing only, and every plan the engine's: the steps are not read
+     * again (e->steps_gone); the memory goes before the successor lists
+     * come. */
+    bool mine = true;
+    for (size_t i = 0; i < e->ninst; i++)
+        mine &= !e->in[i].borrowed;
+    if (st == IC_OK && !e->move && mine) {
+        drop_plans(e, true, false);
+        e->steps_gone = true;
     }
-    free(fill);
-    if (nfirst > 1)
-        qsort(first, nfirst, sizeof(uint64_t), cmp_first);
-    for (size_t f = 0; f < nfirst; f++) /* as ids now */
-        first[f] = nb.row[first[f] & 0xffffffffu] + nb.pos[first[f] >> 32];
-    e->first = first;
-    e->nfirst = nfirst;
-    ic_status_t st = match_messages(e, &nb);
+    if (st == IC_OK && !(e->succ = malloc(sizeof(uint32_t) * (nd + 1))))
+        st = ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    if (st == IC_OK)
+        st = link_pass2(e, &nb);
+    if (st == IC_OK)
+        drop_plans(e, false, true);
     numbering_free(&nb);
     return st;
 }

@@ -93,6 +93,7 @@ typedef struct engine {
     uint32_t *succ;
     uint64_t *first;      /* steps without dependencies, in (instance, step) order */
     size_t nfirst;
+    bool steps_gone;      /* no data: the plans' steps were freed after linking */
     event_t *heap;
     size_t nheap, heap_cap, seq, done_steps;
     double *send_free, *recv_free, *compute_free; /* per world rank */

@@ -468,13 +468,15 @@ ic_status_t ic_sim_engine_run(engine_t *e)
                                     "with wrap-around routes can deadlock", name);
             }
         for (size_t g = 0; g < e->nsteps; g++) {
-            inst_t *in;
-            const ic_step_t *s = ic_sim_step(e, g, &in);
-            if (e->g[g].remaining == 0 && (s->kind == IC_STEP_SEND || s->kind == IC_STEP_RECV))
-                return ic_set_error(IC_ERR_INTERNAL,
-                                    "ic_sim_run: deadlock: job %d rank %d step %zu (%s with "
-                                    "%d) never ran", in->job, in->crank, (size_t)e->g[g].local,
-                                    ic_step_kind_name((ic_step_kind_t)s->kind), s->peer);
+            const gstep_t *x = &e->g[g];
+            if (x->remaining || (x->kind != IC_STEP_SEND && x->kind != IC_STEP_RECV))
+                continue;
+            const inst_t *in = &e->in[x->inst];
+            return ic_set_error(IC_ERR_INTERNAL,
+                                "ic_sim_run: deadlock: job %d rank %d step %u (%s with %d) "
+                                "never ran", in->job, in->crank, x->local,
+                                ic_step_kind_name((ic_step_kind_t)x->kind),
+                                e->in[e->g[x->match].inst].crank);
         }
         return ic_set_error(IC_ERR_INTERNAL, "ic_sim_run: deadlock: %zu of %zu steps ran",
                             e->done_steps, e->nsteps);
