@@ -45,7 +45,7 @@ typedef struct idvec {
 
 typedef struct u32vec {
     uint32_t *v;
-    uint32_t n, cap;
+    size_t n, cap;
 } u32vec_t;
 
 /* A message in flight on links: a flow, whose per-byte time can change
@@ -122,16 +122,35 @@ typedef struct engine {
     bool pic_dirty;       /* the picture's step got messages: copy loads */
 } engine_t;
 
+/* Room for element n of an array of cap elements of size bytes at v:
+ * the array (moved when it had to grow), or NULL when out of memory. */
+static inline void *ic_sim_grow(void *v, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return v;
+    size_t c = *cap ? 2 * *cap : 8;
+    void *g = realloc(v, c * size);
+    if (g)
+        *cap = c;
+    return g;
+}
+
+static inline int idvec_push(idvec_t *v, size_t x)
+{
+    size_t *a = ic_sim_grow(v->v, v->n, &v->cap, sizeof(*a));
+    if (!a)
+        return -1;
+    v->v = a;
+    v->v[v->n++] = x;
+    return 0;
+}
+
 static inline int u32vec_push(u32vec_t *v, uint32_t x)
 {
-    if (v->n == v->cap) {
-        uint32_t cap = v->cap ? 2 * v->cap : 4;
-        uint32_t *n = realloc(v->v, cap * sizeof(*n));
-        if (!n)
-            return -1;
-        v->v = n;
-        v->cap = cap;
-    }
+    uint32_t *a = ic_sim_grow(v->v, v->n, &v->cap, sizeof(*a));
+    if (!a)
+        return -1;
+    v->v = a;
     v->v[v->n++] = x;
     return 0;
 }

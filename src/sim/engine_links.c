@@ -26,7 +26,7 @@
 
 static void u32vec_remove(u32vec_t *v, uint32_t x)
 {
-    for (uint32_t i = 0; i < v->n; i++)
+    for (size_t i = 0; i < v->n; i++)
         if (v->v[i] == x) {
             v->v[i] = v->v[--v->n];
             return;
@@ -123,7 +123,7 @@ static int reprice_path(engine_t *e, const uint32_t *path, int h, uint32_t skip,
     int err = 0;
     for (int k = 0; k < h; k++) {
         const u32vec_t *lf = &e->link_flows[path[k]];
-        for (uint32_t i = 0; i < lf->n; i++)
+        for (size_t i = 0; i < lf->n; i++)
             if (lf->v[i] != skip)
                 err |= reprice(e, lf->v[i], t);
     }

@@ -31,22 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- small containers ----------------------------------------------------- */
-
-static int idvec_push(idvec_t *v, size_t x)
-{
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 8;
-        size_t *n = realloc(v->v, cap * sizeof(*n));
-        if (!n)
-            return -1;
-        v->v = n;
-        v->cap = cap;
-    }
-    v->v[v->n++] = x;
-    return 0;
-}
-
 /* ---- heap ----------------------------------------------------------------- */
 
 static bool ev_less(const event_t *a, const event_t *b)
@@ -56,14 +40,10 @@ static bool ev_less(const event_t *a, const event_t *b)
 
 int ic_sim_push(engine_t *e, double t, uint8_t kind, size_t id, uint32_t ver)
 {
-    if (e->nheap == e->heap_cap) {
-        size_t cap = e->heap_cap ? 2 * e->heap_cap : 256;
-        event_t *h = realloc(e->heap, cap * sizeof(*h));
-        if (!h)
-            return -1;
-        e->heap = h;
-        e->heap_cap = cap;
-    }
+    event_t *h = ic_sim_grow(e->heap, e->nheap, &e->heap_cap, sizeof(*h));
+    if (!h)
+        return -1;
+    e->heap = h;
     size_t i = e->nheap++;
     e->heap[i] = (event_t){t, e->seq++, id, ver, kind};
     while (i > 0 && ev_less(&e->heap[i], &e->heap[(i - 1) / 2])) {
@@ -202,14 +182,10 @@ static ic_sim_step_load_t *report_step(engine_t *e, double t)
     /* Times within rounding of the step's are the same moment (equal
      * sums added in another order). */
     if (c->nsteps == 0 || t > e->step_t + 1e-12 * (fabs(t) + 1)) {
-        if (c->nsteps == e->ct_cap) {
-            size_t cap = e->ct_cap ? 2 * e->ct_cap : 64;
-            ic_sim_step_load_t *s = realloc(c->steps, cap * sizeof(*s));
-            if (!s)
-                return NULL;
-            c->steps = s;
-            e->ct_cap = cap;
-        }
+        ic_sim_step_load_t *s = ic_sim_grow(c->steps, c->nsteps, &e->ct_cap, sizeof(*s));
+        if (!s)
+            return NULL;
+        c->steps = s;
         c->steps[c->nsteps++] = (ic_sim_step_load_t){t, 0, 0, -1};
         e->step_t = t;
     }
