@@ -28,6 +28,34 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
+/* Version and symbol export                                            */
+/* ------------------------------------------------------------------ */
+
+/* The version of this header.  The library it runs with reports its own
+ * with ic_get_version(); the ABI promise is in docs/abi.md (the shared
+ * library's soname changes with IC_VERSION_MAJOR). */
+#define IC_VERSION_MAJOR 0
+#define IC_VERSION_MINOR 1
+#define IC_VERSION_PATCH 0
+/* One number that orders versions: major * 10000 + minor * 100 + patch. */
+#define IC_VERSION (IC_VERSION_MAJOR * 10000 + IC_VERSION_MINOR * 100 + IC_VERSION_PATCH)
+
+/* Marks the functions and objects the shared library exports; everything
+ * else in it is hidden (built with -fvisibility=hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define IC_API __attribute__((visibility("default")))
+#else
+#define IC_API
+#endif
+
+/* The version of the library this program runs with, in IC_VERSION's
+ * encoding (compare it with IC_VERSION to detect a header/library skew).
+ * May be called at any time, also before ic_init. */
+IC_API unsigned ic_get_version(void);
+/* The same as text, e.g. "0.1.0". */
+IC_API const char *ic_get_version_string(void);
+
+/* ------------------------------------------------------------------ */
 /* Status codes                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -58,12 +86,12 @@ typedef enum ic_status {
 } ic_status_t;
 
 /* Returns a static, human-readable description of a status code. */
-const char *ic_status_string(ic_status_t status);
+IC_API const char *ic_status_string(ic_status_t status);
 
 /* Returns the message of the last failed call in this thread (names the
  * argument that was rejected), or "" if none.  The string stays valid until
  * the next intercom call in this thread. */
-const char *ic_last_error(void);
+IC_API const char *ic_last_error(void);
 
 /* ------------------------------------------------------------------ */
 /* Datatypes and reduction operations                                  */
@@ -89,9 +117,9 @@ typedef enum ic_datatype {
 } ic_datatype_t;
 
 /* Size in bytes of one element, or 0 for an invalid datatype. */
-size_t ic_datatype_size(ic_datatype_t dtype);
+IC_API size_t ic_datatype_size(ic_datatype_t dtype);
 /* Name such as "int32" or "bfloat16"; "invalid" for an invalid value. */
-const char *ic_datatype_name(ic_datatype_t dtype);
+IC_API const char *ic_datatype_name(ic_datatype_t dtype);
 
 /* Kinds of the predefined operations.
  * sum, prod, min, max:  every datatype but IC_BYTE;
@@ -117,7 +145,7 @@ typedef struct ic_op ic_op_t;
 /* The predefined operations, as handles (never freed), indexed by kind.
  * The array holds pointers because ic_op_t is incomplete here, and C does
  * not allow declaring an array of an incomplete element type. */
-extern ic_op_t *const ic_predefined_ops_[IC_OP_KIND_COUNT];
+extern IC_API ic_op_t *const ic_predefined_ops_[IC_OP_KIND_COUNT];
 #define IC_SUM (ic_predefined_ops_[IC_OP_SUM])
 #define IC_PROD (ic_predefined_ops_[IC_OP_PROD])
 #define IC_MIN (ic_predefined_ops_[IC_OP_MIN])
@@ -139,10 +167,10 @@ typedef void (*ic_user_fn)(const void *in, void *inout, size_t count,
 /* Creates a user operation.  commutative is 0 or 1; with 0 only algorithms
  * that combine in rank order are used.  *op is owned by the caller and
  * released with ic_op_free after every collective using it has completed. */
-ic_status_t ic_op_create(ic_user_fn fn, int commutative, ic_op_t **op);
+IC_API ic_status_t ic_op_create(ic_user_fn fn, int commutative, ic_op_t **op);
 /* Frees a user operation and sets *op to NULL.  Predefined ops are rejected
  * with IC_ERR_OP. */
-ic_status_t ic_op_free(ic_op_t **op);
+IC_API ic_status_t ic_op_free(ic_op_t **op);
 
 /* ------------------------------------------------------------------ */
 /* Communicators                                                        */
@@ -153,19 +181,19 @@ typedef struct ic_comm ic_comm_t;
 /* Creates the world communicator of this process.  Started by intercom-run
  * the world is the job; started alone it is a world of size 1.  The caller
  * owns *world and frees it with ic_finalize. */
-ic_status_t ic_init(ic_comm_t **world);
+IC_API ic_status_t ic_init(ic_comm_t **world);
 /* Frees the world communicator (communicators derived from it must have
  * been freed first) and releases every resource of the library. */
-ic_status_t ic_finalize(ic_comm_t **world);
+IC_API ic_status_t ic_finalize(ic_comm_t **world);
 
 /* Stops the whole job, like MPI_Abort: the other ranks' pending and later
  * calls fail with IC_ERR_PEER_FAILED, intercom-run reports that this rank
  * aborted with code and stops the job, and this process exits with code
  * (the call does not return). */
-void ic_abort(ic_comm_t *comm, int code);
+IC_API void ic_abort(ic_comm_t *comm, int code);
 
-ic_status_t ic_comm_size(const ic_comm_t *comm, int *size);
-ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank);
+IC_API ic_status_t ic_comm_size(const ic_comm_t *comm, int *size);
+IC_API ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank);
 
 /* Value of color that leaves a process out of every new communicator. */
 #define IC_UNDEFINED (-32766)
@@ -173,16 +201,16 @@ ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank);
 /* Collective over comm.  Processes with the same color form a new
  * communicator, ordered by key and then by rank in comm.  A process passing
  * IC_UNDEFINED gets *out = NULL.  The caller owns *out (ic_comm_free). */
-ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out);
+IC_API ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out);
 
 /* Collective over the n listed processes only: creates a communicator of
  * ranks[0..n-1] of comm (distinct, in that order).  Every listed process
  * passes the same list.  The caller owns *out (ic_comm_free). */
-ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks,
+IC_API ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks,
                                  ic_comm_t **out);
 
 /* Frees a communicator created by split or create_group; *comm = NULL. */
-ic_status_t ic_comm_free(ic_comm_t **comm);
+IC_API ic_status_t ic_comm_free(ic_comm_t **comm);
 
 /* ------------------------------------------------------------------ */
 /* Collectives and algorithm choice                                     */
@@ -209,7 +237,7 @@ typedef enum ic_coll {
 } ic_coll_t;
 
 /* Name such as "allreduce"; "invalid" for an invalid value. */
-const char *ic_coll_name(ic_coll_t coll);
+IC_API const char *ic_coll_name(ic_coll_t coll);
 
 /* Forces the algorithm used for one collective on comm ("mst", "ring",
  * "scatter_allgather", ... ; see docs/algorithms.md), or restores automatic
@@ -217,7 +245,7 @@ const char *ic_coll_name(ic_coll_t coll);
  * IC_ERR_UNKNOWN_ALGO and ic_last_error() lists the valid ones.  A forced
  * algorithm that does not apply to a later call (e.g. a ring reduction with
  * a non-commutative op) makes that call fail with IC_ERR_NOT_APPLICABLE. */
-ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
+IC_API ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
                                   const char *name);
 
 /* The cost model the selector prices algorithms with (the seeds' model):
@@ -227,6 +255,11 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
  * docs/tuning.md) or uses defaults for shared memory; derived
  * communicators inherit their parent's. */
 typedef struct ic_model_params {
+    /* sizeof(ic_model_params_t) as the caller was compiled: the struct may
+     * grow at its end in a later minor version, and the library reads and
+     * writes only the first size bytes.  Initialise with
+     * IC_MODEL_PARAMS_INIT. */
+    size_t size;
     double alpha, beta, gamma, delta;
     /* Seconds per byte of one network link, when the logical mesh
      * (ic_comm_set_mesh) is the physical one with dimension-ordered routes
@@ -236,11 +269,14 @@ typedef struct ic_model_params {
      * 0 (the default): a fully connected network, nothing shared. */
     double beta_net;
 } ic_model_params_t;
+#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0}
 
 /* Sets comm's model (every value finite and >= 0, alpha > 0); later calls
- * choose with it.  Local: every rank should set the same values. */
-ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m);
-ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m);
+ * choose with it.  Local: every rank should set the same values.  m->size
+ * must be set (IC_MODEL_PARAMS_INIT); get_model fills the first m->size
+ * bytes. */
+IC_API ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m);
+IC_API ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m);
 
 /* Explains how comm would run coll for count elements of dtype per rank
  * (per rank block for the block collectives; every rank's count for the
@@ -249,7 +285,7 @@ ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m);
  * its predicted time (mesh-aware ones on their best logical mesh), and the
  * choice.  The same text IC_EXPLAIN=1 prints on rank 0 when a call is
  * decided.  buf is always NUL-terminated (truncated to len). */
-ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t count,
+IC_API ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t count,
                        ic_datatype_t dtype, int root, char *buf, size_t len);
 
 /* Views comm as a logical ndims-dimensional mesh dims[0] x dims[1] x ...
@@ -260,15 +296,15 @@ ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t count,
  * 1..IC_MESH_MAX_NDIMS.  ndims == 0 restores the default, a line of size
  * ranks.  Local: every rank should set the same mesh. */
 #define IC_MESH_MAX_NDIMS 8
-ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[]);
+IC_API ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[]);
 
 /* The mesh of comm: *ndims (1 for the default line) and up to maxdims
  * dimensions into dims. */
-ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int maxdims);
+IC_API ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int maxdims);
 
 /* Writes the names of the algorithms available for coll, separated by
  * ", ", into buf (always NUL-terminated, truncated to len). */
-ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len);
+IC_API ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len);
 
 /* Pass as the send buffer (or, for scatter/scatterv at the root, the
  * receive buffer) to take the input from, and leave the result in, the
@@ -282,52 +318,52 @@ ic_status_t ic_algorithms(ic_coll_t coll, char *buf, size_t len);
  * from it without an extra exchange); displacements are significant only
  * where the corresponding buffer is. */
 
-ic_status_t ic_bcast(void *buf, size_t count, ic_datatype_t dtype, int root,
+IC_API ic_status_t ic_bcast(void *buf, size_t count, ic_datatype_t dtype, int root,
                      ic_comm_t *comm);
-ic_status_t ic_reduce(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_reduce(const void *sendbuf, void *recvbuf, size_t count,
                       ic_datatype_t dtype, const ic_op_t *op, int root,
                       ic_comm_t *comm);
-ic_status_t ic_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                          ic_datatype_t dtype, const ic_op_t *op,
                          ic_comm_t *comm);
 /* sendbuf (root only) holds size*count elements; recvbuf gets count. */
-ic_status_t ic_scatter(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_scatter(const void *sendbuf, void *recvbuf, size_t count,
                        ic_datatype_t dtype, int root, ic_comm_t *comm);
-ic_status_t ic_scatterv(const void *sendbuf, const size_t *sendcounts,
+IC_API ic_status_t ic_scatterv(const void *sendbuf, const size_t *sendcounts,
                         const size_t *displs, void *recvbuf,
                         ic_datatype_t dtype, int root, ic_comm_t *comm);
 /* sendbuf holds count elements; recvbuf (root only) gets size*count. */
-ic_status_t ic_gather(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_gather(const void *sendbuf, void *recvbuf, size_t count,
                       ic_datatype_t dtype, int root, ic_comm_t *comm);
-ic_status_t ic_gatherv(const void *sendbuf, void *recvbuf,
+IC_API ic_status_t ic_gatherv(const void *sendbuf, void *recvbuf,
                        const size_t *recvcounts, const size_t *displs,
                        ic_datatype_t dtype, int root, ic_comm_t *comm);
-ic_status_t ic_allgather(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_allgather(const void *sendbuf, void *recvbuf, size_t count,
                          ic_datatype_t dtype, ic_comm_t *comm);
-ic_status_t ic_allgatherv(const void *sendbuf, void *recvbuf,
+IC_API ic_status_t ic_allgatherv(const void *sendbuf, void *recvbuf,
                           const size_t *recvcounts, const size_t *displs,
                           ic_datatype_t dtype, ic_comm_t *comm);
 /* sendbuf holds size*count elements; recvbuf gets block "rank" reduced. */
-ic_status_t ic_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+IC_API ic_status_t ic_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                     size_t count, ic_datatype_t dtype,
                                     const ic_op_t *op, ic_comm_t *comm);
 /* sendbuf holds sum(recvcounts) elements; rank r gets recvcounts[r]. */
-ic_status_t ic_reduce_scatter(const void *sendbuf, void *recvbuf,
+IC_API ic_status_t ic_reduce_scatter(const void *sendbuf, void *recvbuf,
                               const size_t *recvcounts, ic_datatype_t dtype,
                               const ic_op_t *op, ic_comm_t *comm);
-ic_status_t ic_alltoall(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_alltoall(const void *sendbuf, void *recvbuf, size_t count,
                         ic_datatype_t dtype, ic_comm_t *comm);
-ic_status_t ic_alltoallv(const void *sendbuf, const size_t *sendcounts,
+IC_API ic_status_t ic_alltoallv(const void *sendbuf, const size_t *sendcounts,
                          const size_t *sdispls, void *recvbuf,
                          const size_t *recvcounts, const size_t *rdispls,
                          ic_datatype_t dtype, ic_comm_t *comm);
-ic_status_t ic_barrier(ic_comm_t *comm);
+IC_API ic_status_t ic_barrier(ic_comm_t *comm);
 /* Inclusive prefix: rank r gets x_0 (op) ... (op) x_r. */
-ic_status_t ic_scan(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_scan(const void *sendbuf, void *recvbuf, size_t count,
                     ic_datatype_t dtype, const ic_op_t *op, ic_comm_t *comm);
 /* Exclusive prefix: rank r > 0 gets x_0 (op) ... (op) x_{r-1}; the receive
  * buffer of rank 0 is not written. */
-ic_status_t ic_exscan(const void *sendbuf, void *recvbuf, size_t count,
+IC_API ic_status_t ic_exscan(const void *sendbuf, void *recvbuf, size_t count,
                       ic_datatype_t dtype, const ic_op_t *op,
                       ic_comm_t *comm);
 
@@ -347,47 +383,82 @@ typedef struct ic_request ic_request_t;
  * ic_request_free.  Requests of several communicators may be in flight at
  * once; every process starts the collectives of one communicator in the
  * same order.  Waiting on one request also advances all others. */
-ic_status_t ic_test(ic_request_t **req, int *flag);
-ic_status_t ic_wait(ic_request_t **req);
-ic_status_t ic_waitall(int n, ic_request_t **reqs);
-ic_status_t ic_start(ic_request_t *req);
-ic_status_t ic_request_free(ic_request_t **req);
+IC_API ic_status_t ic_test(ic_request_t **req, int *flag);
+IC_API ic_status_t ic_wait(ic_request_t **req);
+IC_API ic_status_t ic_waitall(int n, ic_request_t **reqs);
+IC_API ic_status_t ic_start(ic_request_t *req);
+IC_API ic_status_t ic_request_free(ic_request_t **req);
 
-#define IC_NB_DECL_(name, ...)                                                 \
-    ic_status_t ic_i##name(__VA_ARGS__, ic_request_t **req);                   \
-    ic_status_t ic_##name##_init(__VA_ARGS__, ic_request_t **req);
+/* The one list of collectives: name, parameters of the blocking form, and
+ * the parameters' names.  It declares the nonblocking and persistent forms
+ * here and generates all three forms in the library (src/core/coll_api.c). */
+#define IC_COLLECTIVE_LIST(X)                                                                  \
+    X(bcast, (void *buf, size_t count, ic_datatype_t dtype, int root, ic_comm_t *comm),        \
+      (buf, count, dtype, root, comm))                                                         \
+    X(reduce,                                                                                  \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       const ic_op_t *op, int root, ic_comm_t *comm),                                          \
+      (sendbuf, recvbuf, count, dtype, op, root, comm))                                        \
+    X(allreduce,                                                                               \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       const ic_op_t *op, ic_comm_t *comm),                                                    \
+      (sendbuf, recvbuf, count, dtype, op, comm))                                              \
+    X(scatter,                                                                                 \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype, int root,        \
+       ic_comm_t *comm),                                                                       \
+      (sendbuf, recvbuf, count, dtype, root, comm))                                            \
+    X(scatterv,                                                                                \
+      (const void *sendbuf, const size_t *sendcounts, const size_t *displs, void *recvbuf,     \
+       ic_datatype_t dtype, int root, ic_comm_t *comm),                                        \
+      (sendbuf, sendcounts, displs, recvbuf, dtype, root, comm))                               \
+    X(gather,                                                                                  \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype, int root,        \
+       ic_comm_t *comm),                                                                       \
+      (sendbuf, recvbuf, count, dtype, root, comm))                                            \
+    X(gatherv,                                                                                 \
+      (const void *sendbuf, void *recvbuf, const size_t *recvcounts, const size_t *displs,     \
+       ic_datatype_t dtype, int root, ic_comm_t *comm),                                        \
+      (sendbuf, recvbuf, recvcounts, displs, dtype, root, comm))                               \
+    X(allgather,                                                                               \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       ic_comm_t *comm),                                                                       \
+      (sendbuf, recvbuf, count, dtype, comm))                                                  \
+    X(allgatherv,                                                                              \
+      (const void *sendbuf, void *recvbuf, const size_t *recvcounts, const size_t *displs,     \
+       ic_datatype_t dtype, ic_comm_t *comm),                                                  \
+      (sendbuf, recvbuf, recvcounts, displs, dtype, comm))                                     \
+    X(reduce_scatter_block,                                                                    \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       const ic_op_t *op, ic_comm_t *comm),                                                    \
+      (sendbuf, recvbuf, count, dtype, op, comm))                                              \
+    X(reduce_scatter,                                                                          \
+      (const void *sendbuf, void *recvbuf, const size_t *recvcounts, ic_datatype_t dtype,      \
+       const ic_op_t *op, ic_comm_t *comm),                                                    \
+      (sendbuf, recvbuf, recvcounts, dtype, op, comm))                                         \
+    X(alltoall,                                                                                \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       ic_comm_t *comm),                                                                       \
+      (sendbuf, recvbuf, count, dtype, comm))                                                  \
+    X(alltoallv,                                                                               \
+      (const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,    \
+       const size_t *recvcounts, const size_t *rdispls, ic_datatype_t dtype, ic_comm_t *comm), \
+      (sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dtype, comm))               \
+    X(barrier, (ic_comm_t *comm), (comm))                                                      \
+    X(scan,                                                                                    \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       const ic_op_t *op, ic_comm_t *comm),                                                    \
+      (sendbuf, recvbuf, count, dtype, op, comm))                                              \
+    X(exscan,                                                                                  \
+      (const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,                  \
+       const ic_op_t *op, ic_comm_t *comm),                                                    \
+      (sendbuf, recvbuf, count, dtype, op, comm))
 
-IC_NB_DECL_(bcast, void *buf, size_t count, ic_datatype_t dtype, int root, ic_comm_t *comm)
-IC_NB_DECL_(reduce, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            const ic_op_t *op, int root, ic_comm_t *comm)
-IC_NB_DECL_(allreduce, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            const ic_op_t *op, ic_comm_t *comm)
-IC_NB_DECL_(scatter, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            int root, ic_comm_t *comm)
-IC_NB_DECL_(scatterv, const void *sendbuf, const size_t *sendcounts, const size_t *displs,
-            void *recvbuf, ic_datatype_t dtype, int root, ic_comm_t *comm)
-IC_NB_DECL_(gather, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            int root, ic_comm_t *comm)
-IC_NB_DECL_(gatherv, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
-            const size_t *displs, ic_datatype_t dtype, int root, ic_comm_t *comm)
-IC_NB_DECL_(allgather, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            ic_comm_t *comm)
-IC_NB_DECL_(allgatherv, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
-            const size_t *displs, ic_datatype_t dtype, ic_comm_t *comm)
-IC_NB_DECL_(reduce_scatter_block, const void *sendbuf, void *recvbuf, size_t count,
-            ic_datatype_t dtype, const ic_op_t *op, ic_comm_t *comm)
-IC_NB_DECL_(reduce_scatter, const void *sendbuf, void *recvbuf, const size_t *recvcounts,
-            ic_datatype_t dtype, const ic_op_t *op, ic_comm_t *comm)
-IC_NB_DECL_(alltoall, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            ic_comm_t *comm)
-IC_NB_DECL_(alltoallv, const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
-            void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
-            ic_datatype_t dtype, ic_comm_t *comm)
-IC_NB_DECL_(barrier, ic_comm_t *comm)
-IC_NB_DECL_(scan, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            const ic_op_t *op, ic_comm_t *comm)
-IC_NB_DECL_(exscan, const void *sendbuf, void *recvbuf, size_t count, ic_datatype_t dtype,
-            const ic_op_t *op, ic_comm_t *comm)
+/* Removes the parentheses of a parameter list: IC_ARGS_ (a, b) is a, b. */
+#define IC_ARGS_(...) __VA_ARGS__
+#define IC_NB_DECL_(name, params, args)                                                        \
+    IC_API ic_status_t ic_i##name(IC_ARGS_ params, ic_request_t **req);                        \
+    IC_API ic_status_t ic_##name##_init(IC_ARGS_ params, ic_request_t **req);
+IC_COLLECTIVE_LIST(IC_NB_DECL_)
 #undef IC_NB_DECL_
 
 #ifdef __cplusplus

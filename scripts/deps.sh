@@ -6,6 +6,7 @@ need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v make >/dev/null 2>&1 || need+=(make)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkgconf) # tests/install: the installed intercom.pc
 for extra in "$@"; do
   case "$extra" in
     gnuplot) command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox) ;;

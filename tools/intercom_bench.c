@@ -23,7 +23,7 @@
 #include "intercom.h"
 
 #include "core/comm.h"     /* the communicator's cost model, for the choice */
-#include "core/validate.h" /* buffer sizes of a call */
+#include "algo/validate.h" /* buffer sizes of a call */
 #include "select/catalog.h"
 
 #include <errno.h>

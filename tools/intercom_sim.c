@@ -16,8 +16,8 @@
  * docs/intercom-sim.md describes every option with examples.
  */
 #define _GNU_SOURCE
-#include "core/status.h"
-#include "core/validate.h"
+#include "base/status.h"
+#include "algo/validate.h"
 #include "select/catalog.h"
 #include "sim/engine.h"
 #include "sim_options.h"

@@ -40,7 +40,7 @@
 #endif
 #include "intercom.h"
 
-#include "core/dtype.h"
+#include "base/dtype.h"
 #include "core/tune.h"
 #include "select/catalog.h" /* ic_model_default */
 

@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include "sim_options.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <errno.h>
 #include <math.h>

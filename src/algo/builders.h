@@ -3,7 +3,7 @@
  * one algorithm, composed from the blocks of blocks.h.  Each appends the
  * steps of rank pl->rank (of pl->size) for the call described by a and
  * returns IC_OK or the plan's allocation error.  Arguments were validated
- * before (core/validate.c).
+ * before (algo/validate.c).
  */
 #ifndef IC_ALGO_BUILDERS_H
 #define IC_ALGO_BUILDERS_H

@@ -1,24 +1,17 @@
 /*
  * coll_args.h — one rank's description of one collective call, as the plan
- * builders see it, and the cost-model parameters.
+ * builders see it.
  */
 #ifndef IC_ALGO_COLL_ARGS_H
 #define IC_ALGO_COLL_ARGS_H
 
 #include "algo/mesh.h"
-#include "core/dtype.h"
+#include "base/dtype.h"
+#include "base/model.h"
 #include "intercom.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* The seeds' model: a message of n bytes costs alpha + n*beta, reducing n
- * bytes costs n*gamma, copying n bytes locally n*delta (seconds). */
-typedef struct ic_model {
-    double alpha, beta, gamma, delta;
-    double beta_net; /* per byte of a link of the physical mesh; 0: fully
-                        connected (ic_model_params_t) */
-} ic_model_t;
 
 /* Counts and displacements are in elements, as in the public API.
  *  count    bcast/reduce/allreduce/scan/exscan: the vector length;

@@ -11,9 +11,9 @@
  */
 #include "core/coll_run.h"
 
-#include "core/status.h"
+#include "base/status.h"
 #include "core/strategy.h"
-#include "core/validate.h"
+#include "algo/validate.h"
 #include "select/catalog.h"
 
 #include <stdio.h>

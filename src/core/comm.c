@@ -9,12 +9,13 @@
 #include "core/comm.h"
 
 #include "core/coll_run.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/tune.h"
 #include "select/catalog.h"
 #include "transport/shm/shm.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -380,12 +381,25 @@ ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int 
     return IC_OK;
 }
 
+/* The first layout of ic_model_params_t (0.1) ends after beta_net; a
+ * caller compiled against a later, longer one passes a larger size, whose
+ * extra fields this version does not know and ignores. */
+static bool model_size_ok(size_t size)
+{
+    return size >= offsetof(ic_model_params_t, beta_net) + sizeof(double) && size <= 4096;
+}
+
 ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
 {
     if (!comm)
         return ic_set_error(IC_ERR_COMM, "ic_comm_set_model: comm is NULL");
     if (!m)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m is NULL");
+    if (!model_size_ok(m->size))
+        return ic_set_error(IC_ERR_ARG,
+                            "ic_comm_set_model: m->size = %zu: set it to sizeof(ic_model_params_t) "
+                            "(IC_MODEL_PARAMS_INIT)",
+                            m->size);
     const double v[5] = {m->alpha, m->beta, m->gamma, m->delta, m->beta_net};
     const char *names[5] = {"alpha", "beta", "gamma", "delta", "beta_net"};
     for (int i = 0; i < 5; i++)
@@ -405,7 +419,14 @@ ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
         return ic_set_error(IC_ERR_COMM, "ic_comm_get_model: comm is NULL");
     if (!m)
         return ic_set_error(IC_ERR_ARG, "ic_comm_get_model: m is NULL");
-    *m = (ic_model_params_t){comm->model.alpha, comm->model.beta, comm->model.gamma,
-                             comm->model.delta, comm->model.beta_net};
+    if (!model_size_ok(m->size))
+        return ic_set_error(IC_ERR_ARG,
+                            "ic_comm_get_model: m->size = %zu: set it to sizeof(ic_model_params_t) "
+                            "(IC_MODEL_PARAMS_INIT)",
+                            m->size);
+    const ic_model_params_t full = {sizeof full,        comm->model.alpha, comm->model.beta,
+                                    comm->model.gamma,  comm->model.delta, comm->model.beta_net};
+    size_t n = m->size < sizeof full ? m->size : sizeof full;
+    memcpy((char *)m + sizeof m->size, (const char *)&full + sizeof full.size, n - sizeof full.size);
     return IC_OK;
 }

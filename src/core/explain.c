@@ -2,8 +2,8 @@
  * explain.c — ic_explain: the decision for a hypothetical call, as text.
  */
 #include "core/comm.h"
-#include "core/status.h"
-#include "core/validate.h"
+#include "base/status.h"
+#include "algo/validate.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
  * inherit it), as ic_comm_set_algorithm would.
  */
 #include "core/comm.h"
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  */
 #include "core/strategy.h"
 
-#include "core/dtype.h"
+#include "base/dtype.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  */
 #include "core/tune.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
  */
 #include "plan/exec.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,7 +20,7 @@
 #ifndef IC_PLAN_PLAN_H
 #define IC_PLAN_PLAN_H
 
-#include "core/dtype.h"
+#include "base/dtype.h"
 #include "intercom.h"
 
 #include <stdbool.h>

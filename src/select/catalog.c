@@ -4,8 +4,8 @@
  */
 #include "select/catalog.h"
 
-#include "core/status.h"
-#include "core/validate.h"
+#include "base/status.h"
+#include "algo/validate.h"
 #include "algo/builders_alltoall.h"
 #include "algo/builders_mesh.h"
 #include "algo/builders_pipeline.h"

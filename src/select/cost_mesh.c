@@ -10,7 +10,7 @@
  * ring elsewhere finished the previous stage.
  */
 #include "algo/builders_mesh.h"
-#include "core/dtype.h"
+#include "base/dtype.h"
 #include "select/cost.h"
 
 #include <stdlib.h>

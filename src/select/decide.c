@@ -7,7 +7,7 @@
  */
 #include "select/catalog.h"
 
-#include "core/dtype.h"
+#include "base/dtype.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
  */
 #include "sim/engine_impl.h"
 
-#include "core/status.h"
-#include "core/validate.h"
+#include "base/status.h"
+#include "algo/validate.h"
 #include "select/catalog.h"
 
 #include <pthread.h>

@@ -25,7 +25,7 @@
  */
 #include "sim/engine_impl.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <math.h>
 #include <stdlib.h>

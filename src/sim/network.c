@@ -4,7 +4,7 @@
  */
 #include "sim/network.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include "harness.h"
 
 #include "algo/patterns.h"
-#include "core/dtype.h"
-#include "core/validate.h"
+#include "base/dtype.h"
+#include "algo/validate.h"
 #include "select/catalog.h"
 #include "sim/engine.h"
 

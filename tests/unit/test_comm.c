@@ -2,7 +2,7 @@
  * test_comm.c — unit tests for communicators and the public API on the
  * size-1 world: the pure split/group arithmetic (src/core/comm.c), every
  * blocking collective on one process (src/core/coll_api.c), argument
- * validation (src/core/validate.c) with its error messages, forcing
+ * validation (src/algo/validate.c) with its error messages, forcing
  * algorithms, and the status strings.
  */
 #define _GNU_SOURCE /* fork, waitpid: a crashing call must not end the run */
@@ -417,7 +417,7 @@ static void test_mesh(ic_comm_t *w)
 /* ic_comm_set_model / ic_comm_get_model, beta_net (shared links) included. */
 static void test_model(ic_comm_t *w)
 {
-    ic_model_params_t m, got;
+    ic_model_params_t m = IC_MODEL_PARAMS_INIT, got = IC_MODEL_PARAMS_INIT;
     OK(ic_comm_get_model(w, &m), m.alpha > 0 && m.beta_net == 0);
     ic_model_params_t links = m;
     links.beta_net = 2e-10;
@@ -431,6 +431,20 @@ static void test_model(ic_comm_t *w)
     bad.alpha = 0;
     ERR(IC_ERR_ARG, "ic_comm_set_model", ic_comm_set_model(w, &bad));
     CHECK(has(ic_last_error(), "alpha"), "alpha message: %s", ic_last_error());
+    /* The size field: unset is rejected naming it; a caller compiled
+     * against a longer, future layout is served and its extra fields are
+     * left alone. */
+    bad = m;
+    bad.size = 0;
+    ERR(IC_ERR_ARG, "ic_comm_set_model", ic_comm_set_model(w, &bad));
+    CHECK(has(ic_last_error(), "m->size"), "size message: %s", ic_last_error());
+    ERR(IC_ERR_ARG, "ic_comm_get_model", ic_comm_get_model(w, &bad));
+    struct {
+        ic_model_params_t p;
+        double future_field;
+    } longer = {IC_MODEL_PARAMS_INIT, 42.0};
+    longer.p.size = sizeof longer;
+    OK(ic_comm_get_model(w, &longer.p), longer.p.beta_net == 2e-10 && longer.future_field == 42.0);
     OK(ic_comm_get_model(w, &got), got.beta_net == 2e-10); /* unchanged by failures */
     RUN(0, 0, ic_allreduce(sb, rb, 4, IC_INT32, IC_SUM, w), rb_is(0, 0, 4));
     OK(ic_comm_set_model(w, &m), 1);
@@ -550,8 +564,22 @@ static void test_comm_lifecycle(void)
     CHECK(ic_finalize(&w) == IC_ERR_COMM, "double finalize");
 }
 
+/* The header's version and the library's agree, in both forms. */
+static void test_version(void)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", IC_VERSION_MAJOR, IC_VERSION_MINOR, IC_VERSION_PATCH);
+    CHECK(ic_get_version() == IC_VERSION, "ic_get_version() = %u, IC_VERSION = %d", ic_get_version(),
+          IC_VERSION);
+    CHECK(strcmp(ic_get_version_string(), want) == 0, "version string %s, want %s",
+          ic_get_version_string(), want);
+    CHECK(IC_VERSION == IC_VERSION_MAJOR * 10000 + IC_VERSION_MINOR * 100 + IC_VERSION_PATCH,
+          "IC_VERSION %d", IC_VERSION);
+}
+
 int main(void)
 {
+    test_version();
     test_split_members();
     test_group_check();
     test_status_strings();

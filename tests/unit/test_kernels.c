@@ -1,6 +1,6 @@
 /*
  * test_kernels.c — unit tests for datatypes, operations, the reduction
- * kernels and the 16-bit float conversions (src/core/dtype.c, half.c,
+ * kernels and the 16-bit float conversions (src/base/dtype.c, half.c,
  * reduce_kernels.c).
  *
  * Every expected value is computed here independently of the library:
@@ -10,7 +10,7 @@
  * format's definition.  The program prints "N passed, M failed" and exits
  * nonzero if anything failed.
  */
-#include "core/dtype.h"
+#include "base/dtype.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -201,42 +201,42 @@ static inline void shm_list_unlink(shm_list_t *l, shm_req_t *prev, shm_req_t *r)
     r->next = NULL;
 }
 /* Removes r from l if it is there; returns whether it was. */
-int shm_list_remove(shm_list_t *l, shm_req_t *r);
+int ic_shm_list_remove(shm_list_t *l, shm_req_t *r);
 
 /* shm_segment.c */
-void shm_layout(int p, shm_hdr_t *h);
-ic_status_t shm_seg_map(const char *name, int size, shm_seg_t *seg);
-ic_status_t shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe);
-void shm_seg_unmap(shm_seg_t *seg);
+void ic_shm_layout(int p, shm_hdr_t *h);
+ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
+ic_status_t ic_shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe);
+void ic_shm_seg_unmap(shm_seg_t *seg);
 
 /* shm_wait.c */
-uint64_t shm_now_ns(void);
-void shm_ring(const shm_seg_t *seg, int rank);
-void shm_ring_all(const shm_seg_t *seg);
-ic_status_t shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
+uint64_t ic_shm_now_ns(void);
+void ic_shm_ring(const shm_seg_t *seg, int rank);
+void ic_shm_ring_all(const shm_seg_t *seg);
+ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
                            double timeout_s);
-ic_status_t shm_check_job(shm_transport_t *t);
-ic_status_t shm_check_peer(shm_transport_t *t, int peer, int force);
-void shm_mark_failed(const shm_seg_t *seg, int rank, int status);
-ic_status_t shm_op_wait(ic_transport_t *tt, double timeout_s);
+ic_status_t ic_shm_check_job(shm_transport_t *t);
+ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
+void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
+ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
 
 static inline int shm_key_eq(const ic_match_key_t *a, const ic_match_key_t *b)
 {
     return a->comm == b->comm && a->seq == b->seq && a->tag == b->tag;
 }
 
-/* shm_progress.c */
-ic_status_t shm_progress(shm_transport_t *t, int *events);
-void shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st);
-ic_status_t shm_size_mismatch(const shm_req_t *r, uint64_t len);
-int shm_push_send(shm_transport_t *t, shm_req_t *r);
-void shm_send_posted(shm_transport_t *t, shm_req_t *r);
-void shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
+/* ic_shm_progress.c */
+ic_status_t ic_shm_progress(shm_transport_t *t, int *events);
+void ic_shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st);
+ic_status_t ic_shm_size_mismatch(const shm_req_t *r, uint64_t len);
+int ic_shm_push_send(shm_transport_t *t, shm_req_t *r);
+void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r);
+void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
 
 /* shm_rndv.c */
-int shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect);
-void shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts);
-void shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
-int shm_rndv_chunk_progress(shm_transport_t *t);
+int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect);
+void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts);
+void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
+int ic_shm_rndv_chunk_progress(shm_transport_t *t);
 
 #endif

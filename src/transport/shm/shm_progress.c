@@ -1,5 +1,5 @@
 /*
- * shm_progress.c — matching and progress of the shared-memory transport.
+ * ic_shm_progress.c — matching and progress of the shared-memory transport.
  *
  * Matching.  Per peer, the receiver keeps the receives posted and not
  * yet matched, and the messages that arrived before their receive
@@ -23,13 +23,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include "core/status.h"
+#include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int shm_list_remove(shm_list_t *l, shm_req_t *r)
+int ic_shm_list_remove(shm_list_t *l, shm_req_t *r)
 {
     for (shm_req_t *prev = NULL, *q = l->head; q; prev = q, q = q->next)
         if (q == r) {
@@ -49,7 +49,7 @@ static shm_req_t *take_posted(shm_peer_t *P, const ic_match_key_t *key)
     return NULL;
 }
 
-void shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st)
+void ic_shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st)
 {
     r->status = st;
     r->state = st == IC_OK ? SHM_RQ_DONE : SHM_RQ_ERROR;
@@ -60,7 +60,7 @@ void shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st)
     t->peers[r->peer].npending--;
 }
 
-ic_status_t shm_size_mismatch(const shm_req_t *r, uint64_t len)
+ic_status_t ic_shm_size_mismatch(const shm_req_t *r, uint64_t len)
 {
     return ic_set_error(IC_ERR_TRANSPORT,
                         "shm: receive of %zu bytes from rank %d (comm %llu, seq %llu, tag %u) "
@@ -77,7 +77,7 @@ static void set_key(shm_msg_t *m, const ic_match_key_t *k)
 }
 
 /* Puts a send's EAGER message or RTS into the queue; 1 if it went in. */
-int shm_push_send(shm_transport_t *t, shm_req_t *r)
+int ic_shm_push_send(shm_transport_t *t, shm_req_t *r)
 {
     shm_peer_t *P = &t->peers[r->peer];
     shm_msg_t m;
@@ -86,19 +86,19 @@ int shm_push_send(shm_transport_t *t, shm_req_t *r)
     m.len = r->bytes;
     if (r->bytes <= t->seg.hdr->eager_max) {
         m.type = SHM_MSG_EAGER;
-        return shm_q_push(&P->out, &m, r->buf, r->bytes);
+        return ic_shm_q_push(&P->out, &m, r->buf, r->bytes);
     }
     shm_rts_t rts = {(uint64_t)(uintptr_t)r->buf, r->xfer};
     m.type = SHM_MSG_RTS;
-    return shm_q_push(&P->out, &m, &rts, sizeof rts);
+    return ic_shm_q_push(&P->out, &m, &rts, sizeof rts);
 }
 
 /* A send's message is in the queue: eager sends are done, rendezvous
  * sends wait for the receiver. */
-void shm_send_posted(shm_transport_t *t, shm_req_t *r)
+void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r)
 {
     if (r->bytes <= t->seg.hdr->eager_max) {
-        shm_complete(t, r, IC_OK);
+        ic_shm_complete(t, r, IC_OK);
         return;
     }
     r->state = SHM_RQ_RNDV;
@@ -116,15 +116,15 @@ static int push_fin(shm_transport_t *t, int peer, const shm_fin_t *f)
     m.type = SHM_MSG_FIN;
     m.seq = f->xfer;
     m.tag = (uint32_t)f->status;
-    return shm_q_push(&t->peers[peer].out, &m, NULL, 0);
+    return ic_shm_q_push(&t->peers[peer].out, &m, NULL, 0);
 }
 
-void shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
+void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
 {
     shm_peer_t *P = &t->peers[peer];
     shm_fin_t f = {xfer, st};
     if (P->nfins == 0 && push_fin(t, peer, &f)) {
-        shm_ring(&t->seg, peer);
+        ic_shm_ring(&t->seg, peer);
         return;
     }
     if (P->nfins == P->capfins) {
@@ -134,7 +134,7 @@ void shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
             /* Without memory the sender cannot be told; fail the job
              * rather than leave it waiting forever. */
             atomic_store(&t->seg.hdr->job_failed, 1u);
-            shm_ring_all(&t->seg);
+            ic_shm_ring_all(&t->seg);
             return;
         }
         P->fins = n;
@@ -158,15 +158,15 @@ static int flush_peer(shm_transport_t *t, int peer)
         t->nbacklog -= k;
         moved = 1;
     }
-    while (P->nfins == 0 && P->backlog.head && shm_push_send(t, P->backlog.head)) {
+    while (P->nfins == 0 && P->backlog.head && ic_shm_push_send(t, P->backlog.head)) {
         shm_req_t *r = P->backlog.head;
         shm_list_unlink(&P->backlog, NULL, r);
         t->nbacklog--;
-        shm_send_posted(t, r);
+        ic_shm_send_posted(t, r);
         moved = 1;
     }
     if (moved)
-        shm_ring(&t->seg, peer);
+        ic_shm_ring(&t->seg, peer);
     return moved;
 }
 
@@ -177,23 +177,23 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
     ic_status_t st = IC_OK;
     int popped = 0;
     const shm_msg_t *m;
-    while ((m = shm_q_peek(&P->in))) {
+    while ((m = ic_shm_q_peek(&P->in))) {
         ic_match_key_t key = {m->comm, m->seq, m->tag};
         if (m->type == SHM_MSG_FIN) {
-            shm_rndv_fin(t, s, m->seq, (ic_status_t)(int32_t)m->tag);
+            ic_shm_rndv_fin(t, s, m->seq, (ic_status_t)(int32_t)m->tag);
         } else if (m->type == SHM_MSG_EAGER || m->type == SHM_MSG_RTS) {
             shm_req_t *r = take_posted(P, &key);
             shm_rts_t rts = {0, 0};
             if (m->type == SHM_MSG_RTS)
-                shm_q_read(&P->in, 0, &rts, sizeof rts);
+                ic_shm_q_read(&P->in, 0, &rts, sizeof rts);
             if (r && m->type == SHM_MSG_RTS) {
-                shm_rndv_match(t, r, m->len, &rts);
+                ic_shm_rndv_match(t, r, m->len, &rts);
             } else if (r) {
                 if (r->bytes != m->len) {
-                    shm_complete(t, r, shm_size_mismatch(r, m->len));
+                    ic_shm_complete(t, r, ic_shm_size_mismatch(r, m->len));
                 } else {
-                    shm_q_read(&P->in, 0, r->buf, r->bytes);
-                    shm_complete(t, r, IC_OK);
+                    ic_shm_q_read(&P->in, 0, r->buf, r->bytes);
+                    ic_shm_complete(t, r, IC_OK);
                 }
             } else {
                 size_t keep = m->type == SHM_MSG_EAGER ? (size_t)m->len : 0;
@@ -210,7 +210,7 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
                 u->len = m->len;
                 u->rts = rts;
                 u->is_rts = m->type == SHM_MSG_RTS;
-                shm_q_read(&P->in, 0, u->data, keep);
+                ic_shm_q_read(&P->in, 0, u->data, keep);
                 if (P->ux_tail)
                     P->ux_tail->next = u;
                 else
@@ -222,16 +222,16 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
                               s);
             break;
         }
-        shm_q_pop(&P->in, m);
+        ic_shm_q_pop(&P->in, m);
         popped++;
     }
-    if (popped && shm_q_producer_waiting(&P->in))
-        shm_ring(&t->seg, s);
+    if (popped && ic_shm_q_producer_waiting(&P->in))
+        ic_shm_ring(&t->seg, s);
     *events += popped;
     return st;
 }
 
-ic_status_t shm_progress(shm_transport_t *t, int *events)
+ic_status_t ic_shm_progress(shm_transport_t *t, int *events)
 {
     int ev = 0;
     ic_status_t st = IC_OK;
@@ -249,7 +249,7 @@ ic_status_t shm_progress(shm_transport_t *t, int *events)
             t->force_scan = 1;
     }
     if (st == IC_OK && t->nchunked > 0)
-        ev += shm_rndv_chunk_progress(t);
+        ev += ic_shm_rndv_chunk_progress(t);
     if (events)
         *events += ev;
     return st;

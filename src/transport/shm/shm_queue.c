@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-void shm_q_attach(shm_qend_t *e, shm_qctl_t *ctl, uint32_t ncells, int producer)
+void ic_shm_q_attach(shm_qend_t *e, shm_qctl_t *ctl, uint32_t ncells, int producer)
 {
     e->ctl = ctl;
     e->ring = (unsigned char *)ctl + sizeof(shm_qctl_t);
@@ -45,7 +45,7 @@ static void ring_get(const shm_qend_t *e, uint64_t pos, void *dst, size_t n)
         memcpy((unsigned char *)dst + first, e->ring, n - first);
 }
 
-int shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
+int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
 {
     uint64_t need = shm_q_cells_for(plen);
     if (e->ncells - (e->mine - e->other) < need) {
@@ -71,7 +71,7 @@ int shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
     return 1;
 }
 
-const shm_msg_t *shm_q_peek(shm_qend_t *e)
+const shm_msg_t *ic_shm_q_peek(shm_qend_t *e)
 {
     if (e->mine == e->other) {
         e->other = atomic_load_explicit(&e->ctl->head, memory_order_acquire);
@@ -82,19 +82,19 @@ const shm_msg_t *shm_q_peek(shm_qend_t *e)
     return (const shm_msg_t *)(const void *)(e->ring + cell0);
 }
 
-void shm_q_read(const shm_qend_t *e, size_t off, void *dst, size_t n)
+void ic_shm_q_read(const shm_qend_t *e, size_t off, void *dst, size_t n)
 {
     if (n > 0)
         ring_get(e, e->mine * SHM_CELL + SHM_MSG_HDR + off, dst, n);
 }
 
-void shm_q_pop(shm_qend_t *e, const shm_msg_t *m)
+void ic_shm_q_pop(shm_qend_t *e, const shm_msg_t *m)
 {
     e->mine += m->ncells;
     atomic_store_explicit(&e->ctl->tail, e->mine, memory_order_release);
 }
 
-int shm_q_producer_waiting(shm_qend_t *e)
+int ic_shm_q_producer_waiting(shm_qend_t *e)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load_explicit(&e->ctl->waiting, memory_order_relaxed))

@@ -86,22 +86,22 @@ static inline uint64_t shm_q_cells_for(uint64_t len)
 }
 
 /* Makes e a producer's or consumer's view of the queue at ctl. */
-void shm_q_attach(shm_qend_t *e, shm_qctl_t *ctl, uint32_t ncells, int producer);
+void ic_shm_q_attach(shm_qend_t *e, shm_qctl_t *ctl, uint32_t ncells, int producer);
 
 /* Producer: appends message m (its ncells is filled in) with plen payload
  * bytes.  Returns 1 if appended, 0 if the ring has no room now (then the
  * waiting flag is raised so that the consumer rings back). */
-int shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen);
+int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen);
 
 /* Consumer: the header of the oldest message, or NULL if the queue is
- * empty.  The message stays in the ring until shm_q_pop. */
-const shm_msg_t *shm_q_peek(shm_qend_t *e);
+ * empty.  The message stays in the ring until ic_shm_q_pop. */
+const shm_msg_t *ic_shm_q_peek(shm_qend_t *e);
 /* Consumer: copies n payload bytes from offset off of the current message. */
-void shm_q_read(const shm_qend_t *e, size_t off, void *dst, size_t n);
+void ic_shm_q_read(const shm_qend_t *e, size_t off, void *dst, size_t n);
 /* Consumer: releases the current message's cells to the producer. */
-void shm_q_pop(shm_qend_t *e, const shm_msg_t *m);
+void ic_shm_q_pop(shm_qend_t *e, const shm_msg_t *m);
 /* Consumer, after a batch of pops: 1 if the producer was waiting for room
  * (the flag is cleared; the caller rings the producer). */
-int shm_q_producer_waiting(shm_qend_t *e);
+int ic_shm_q_producer_waiting(shm_qend_t *e);
 
 #endif

@@ -38,14 +38,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include "core/status.h"
+#include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
 
-int shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
+int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
 {
     uint64_t got = 0;
     struct iovec l = {&got, sizeof got};
@@ -84,33 +84,33 @@ static ic_status_t cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_
 static void finish_sender(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
 {
     if (peer == t->base.rank)
-        shm_rndv_fin(t, peer, xfer, st);
+        ic_shm_rndv_fin(t, peer, xfer, st);
     else
-        shm_send_fin(t, peer, xfer, st);
+        ic_shm_send_fin(t, peer, xfer, st);
 }
 
-void shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts)
+void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts)
 {
     int s = r->peer;
     if (len != r->bytes) {
-        shm_complete(t, r, shm_size_mismatch(r, len));
+        ic_shm_complete(t, r, ic_shm_size_mismatch(r, len));
         finish_sender(t, s, rts->xfer, IC_ERR_TRANSPORT);
         return;
     }
     if (s == t->base.rank) {
         memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
-        shm_complete(t, r, IC_OK);
-        shm_rndv_fin(t, s, rts->xfer, IC_OK);
+        ic_shm_complete(t, r, IC_OK);
+        ic_shm_rndv_fin(t, s, rts->xfer, IC_OK);
         return;
     }
     if (t->cma) {
         pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
         ic_status_t st = cma_read(pid, s, r->buf, rts->addr, r->bytes);
-        shm_complete(t, r, st);
+        ic_shm_complete(t, r, st);
         if (st == IC_ERR_PEER_FAILED)
-            shm_mark_failed(&t->seg, s, 0); /* the sender's process is gone */
+            ic_shm_mark_failed(&t->seg, s, 0); /* the sender's process is gone */
         else
-            shm_send_fin(t, s, rts->xfer, st);
+            ic_shm_send_fin(t, s, rts->xfer, st);
         return;
     }
     r->xfer = rts->xfer;
@@ -120,7 +120,7 @@ void shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rt
     shm_list_push(&t->peers[s].grants, r);
 }
 
-void shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
+void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
 {
     shm_list_t *l = &t->peers[peer].rndv;
     for (shm_req_t *prev = NULL, *q = l->head; q; prev = q, q = q->next)
@@ -132,7 +132,7 @@ void shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
                                   "%llu, seq %llu, tag %u): %s",
                                   peer, q->bytes, (unsigned long long)q->key.comm,
                                   (unsigned long long)q->key.seq, q->key.tag, ic_status_string(st));
-            shm_complete(t, q, st);
+            ic_shm_complete(t, q, st);
             return;
         }
     /* Not found: the send was cancelled after a failure. */
@@ -187,12 +187,12 @@ static int send_chunks(shm_transport_t *t, int j)
         P->produced++;
         done++;
         atomic_store_explicit(&c->produced, P->produced, memory_order_release);
-        shm_ring(&t->seg, j);
+        ic_shm_ring(&t->seg, j);
         ev++;
     }
     if (done == total) {
         P->active_send = NULL;
-        shm_complete(t, r, IC_OK);
+        ic_shm_complete(t, r, IC_OK);
     }
     return ev;
 }
@@ -212,7 +212,7 @@ static int recv_chunks(shm_transport_t *t, int s)
             r->base = P->consumed;
             atomic_store_explicit(&c->cts_base, r->base, memory_order_relaxed);
             atomic_store_explicit(&c->cts_id, r->xfer, memory_order_release);
-            shm_ring(&t->seg, s);
+            ic_shm_ring(&t->seg, s);
         }
         uint64_t total = chunks_of(t, r->bytes);
         uint64_t done = P->consumed - r->base;
@@ -231,18 +231,18 @@ static int recv_chunks(shm_transport_t *t, int s)
                 produced = atomic_load_explicit(&c->produced, memory_order_acquire);
         }
         if (got)
-            shm_ring(&t->seg, s);
+            ic_shm_ring(&t->seg, s);
         ev += got;
         if (done < total)
             break;
         shm_list_unlink(&P->grants, NULL, r);
-        shm_complete(t, r, IC_OK);
+        ic_shm_complete(t, r, IC_OK);
         ev++;
     }
     return ev;
 }
 
-int shm_rndv_chunk_progress(shm_transport_t *t)
+int ic_shm_rndv_chunk_progress(shm_transport_t *t)
 {
     int ev = 0;
     for (int i = 0; i < t->base.size; i++) {

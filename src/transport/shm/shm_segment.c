@@ -20,7 +20,7 @@
  * the chunked fallback: 4 chunks per pair of 64 MiB / (4 p^2) bytes,
  * clamped to 4..32 KiB.  So p = 64 maps about 130 MiB, sparse.
  */
-#include "core/status.h"
+#include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
 #include <errno.h>
@@ -62,7 +62,7 @@ static uint64_t clamp_u64(uint64_t x, uint64_t lo, uint64_t hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-void shm_layout(int p, shm_hdr_t *h)
+void ic_shm_layout(int p, shm_hdr_t *h)
 {
     uint64_t pairs = (uint64_t)p * (uint64_t)p;
     h->nranks = (uint32_t)p;
@@ -129,7 +129,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
             goto fail;
         }
     }
-    shm_layout(nranks, &lay);
+    ic_shm_layout(nranks, &lay);
     if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)lay.total_size) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: sizing %s to %" PRIu64 " bytes failed: %s", nm,
                           lay.total_size, strerror(errno));
@@ -206,10 +206,10 @@ void ic_shm_job_mark_failed(ic_shm_job_t *job, int rank, int status)
     if (!job)
         return;
     if (rank >= 0 && rank < job->seg.p) {
-        shm_mark_failed(&job->seg, rank, status);
+        ic_shm_mark_failed(&job->seg, rank, status);
     } else {
         atomic_store(&job->seg.hdr->job_failed, 1u);
-        shm_ring_all(&job->seg);
+        ic_shm_ring_all(&job->seg);
     }
 }
 
@@ -226,7 +226,7 @@ ic_status_t ic_shm_job_destroy(ic_shm_job_t *job)
     return st;
 }
 
-ic_status_t shm_seg_map(const char *name, int size, shm_seg_t *seg)
+ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
 {
     ic_status_t st = IC_OK;
     struct stat sb;
@@ -268,7 +268,7 @@ out:
     return st;
 }
 
-ic_status_t shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe)
+ic_status_t ic_shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe)
 {
     shm_rank_t *r = &seg->ranks[rank];
     if (atomic_exchange(&r->attached, 1u) != 0)
@@ -284,11 +284,11 @@ ic_status_t shm_seg_register(shm_seg_t *seg, const char *name, int rank, const v
                                 strerror(errno));
         atomic_store(&seg->hdr->unlinked, 1u);
     }
-    shm_ring_all(seg);
+    ic_shm_ring_all(seg);
     return IC_OK;
 }
 
-void shm_seg_unmap(shm_seg_t *seg)
+void ic_shm_seg_unmap(shm_seg_t *seg)
 {
     if (seg->base)
         munmap(seg->base, seg->size);

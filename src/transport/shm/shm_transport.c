@@ -1,7 +1,7 @@
 /*
  * shm_transport.c — the shared-memory backend: its ops table, posting
  * sends and receives, test, liveness, abort, open and close.  Matching
- * and progress are in shm_progress.c, the rendezvous in shm_rndv.c, the
+ * and progress are in ic_shm_progress.c, the rendezvous in shm_rndv.c, the
  * queues in shm_queue.c, waiting in shm_wait.c, the segment in
  * shm_segment.c.
  *
@@ -32,7 +32,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include "core/status.h"
+#include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
 #include <stdlib.h>
@@ -79,9 +79,9 @@ static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, c
     P->npending++;
     if (bytes > t->seg.hdr->eager_max)
         r->xfer = t->next_xfer++;
-    if (!P->backlog.head && P->nfins == 0 && shm_push_send(t, r)) {
-        shm_ring(&t->seg, peer);
-        shm_send_posted(t, r);
+    if (!P->backlog.head && P->nfins == 0 && ic_shm_push_send(t, r)) {
+        ic_shm_ring(&t->seg, peer);
+        ic_shm_send_posted(t, r);
     } else {
         r->state = SHM_RQ_BACKLOG;
         shm_list_push(&P->backlog, r);
@@ -110,13 +110,13 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
         if (P->ux_tail == u)
             P->ux_tail = prev;
         if (u->is_rts) {
-            shm_rndv_match(t, r, u->len, &u->rts);
+            ic_shm_rndv_match(t, r, u->len, &u->rts);
         } else if (u->len != bytes) {
-            shm_complete(t, r, shm_size_mismatch(r, u->len));
+            ic_shm_complete(t, r, ic_shm_size_mismatch(r, u->len));
         } else {
             if (bytes > 0)
                 memcpy(buf, u->data, bytes);
-            shm_complete(t, r, IC_OK);
+            ic_shm_complete(t, r, IC_OK);
         }
         free(u);
         return IC_OK;
@@ -132,28 +132,28 @@ static void cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
     shm_peer_t *P = &t->peers[r->peer];
     switch (r->state) {
     case SHM_RQ_POSTED:
-        shm_list_remove(&P->posted, r);
+        ic_shm_list_remove(&P->posted, r);
         break;
     case SHM_RQ_BACKLOG:
-        if (shm_list_remove(&P->backlog, r))
+        if (ic_shm_list_remove(&P->backlog, r))
             t->nbacklog--;
         break;
     case SHM_RQ_RNDV:
-        shm_list_remove(&P->rndv, r);
+        ic_shm_list_remove(&P->rndv, r);
         break;
     case SHM_RQ_MATCHED:
-        shm_list_remove(&P->grants, r);
+        ic_shm_list_remove(&P->grants, r);
         break;
     case SHM_RQ_ACTIVE:
         if (r->kind == SHM_RQ_SEND)
             P->active_send = NULL;
         else
-            shm_list_remove(&P->grants, r);
+            ic_shm_list_remove(&P->grants, r);
         break;
     default:
         return;
     }
-    shm_complete(t, r, st);
+    ic_shm_complete(t, r, st);
 }
 
 static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
@@ -167,14 +167,14 @@ static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
         *done = r->state == SHM_RQ_DONE;
         return r->status;
     }
-    ic_status_t st = shm_progress(t, NULL);
+    ic_status_t st = ic_shm_progress(t, NULL);
     if (st != IC_OK)
         return st;
     if (r->state == SHM_RQ_DONE || r->state == SHM_RQ_ERROR) {
         *done = r->state == SHM_RQ_DONE;
         return r->status;
     }
-    st = shm_check_peer(t, r->peer, 0);
+    st = ic_shm_check_peer(t, r->peer, 0);
     if (st != IC_OK)
         cancel(t, r, st);
     return st;
@@ -184,14 +184,14 @@ static ic_status_t shm_progress_op(ic_transport_t *tt)
 {
     if (!tt)
         return ic_set_error(IC_ERR_ARG, "shm progress: transport is NULL");
-    return shm_progress((shm_transport_t *)tt, NULL);
+    return ic_shm_progress((shm_transport_t *)tt, NULL);
 }
 
 static ic_status_t shm_peer_alive(ic_transport_t *tt, int peer)
 {
     if (!tt || peer < 0 || peer >= tt->size)
         return ic_set_error(IC_ERR_ARG, "shm peer_alive: bad transport or peer %d", peer);
-    return shm_check_peer((shm_transport_t *)tt, peer, 1);
+    return ic_shm_check_peer((shm_transport_t *)tt, peer, 1);
 }
 
 static ic_status_t shm_abort(ic_transport_t *tt, int code)
@@ -204,7 +204,7 @@ static ic_status_t shm_abort(ic_transport_t *tt, int code)
     if (atomic_compare_exchange_strong(&h->abort_rank, &none, tt->rank))
         atomic_store(&h->abort_code, code);
     atomic_store(&h->job_failed, 1u);
-    shm_ring_all(&t->seg);
+    ic_shm_ring_all(&t->seg);
     return IC_OK;
 }
 
@@ -222,7 +222,7 @@ static void free_instance(shm_transport_t *t)
         }
         free(t->peers);
     }
-    shm_seg_unmap(&t->seg);
+    ic_shm_seg_unmap(&t->seg);
     free(t);
 }
 
@@ -241,7 +241,7 @@ static const ic_transport_ops_t shm_ops = {
     .irecv = shm_irecv,
     .test = shm_test,
     .progress = shm_progress_op,
-    .wait = shm_op_wait,
+    .wait = ic_shm_op_wait,
     .peer_alive = shm_peer_alive,
     .abort = shm_abort,
     .close = shm_close,
@@ -279,7 +279,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
         st = ic_set_error(IC_ERR_NO_MEM, "ic_shm_open: out of memory");
         goto fail;
     }
-    st = shm_seg_map(name, size, &t->seg);
+    st = ic_shm_seg_map(name, size, &t->seg);
     if (st != IC_OK)
         goto fail;
     /* Let the other ranks (siblings, not ancestors) read this process's
@@ -288,10 +288,10 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     shm_hdr_t *h = t->seg.hdr;
     t->probe_word = probe_value(h->tag, rank);
-    st = shm_seg_register(&t->seg, name, rank, &t->probe_word);
+    st = ic_shm_seg_register(&t->seg, name, rank, &t->probe_word);
     if (st != IC_OK)
         goto fail;
-    st = shm_wait_count(&t->seg, rank, &h->nattached, (unsigned)size, ATTACH_TIMEOUT_S);
+    st = ic_shm_wait_count(&t->seg, rank, &h->nattached, (unsigned)size, ATTACH_TIMEOUT_S);
     if (st != IC_OK)
         goto fail;
     /* Single-copy probe: read a known word of the next rank.  Every rank
@@ -299,17 +299,17 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     int q = (rank + 1) % size;
     pid_t qpid = (pid_t)atomic_load(&t->seg.ranks[q].pid);
     uint64_t qaddr = atomic_load(&t->seg.ranks[q].probe_addr);
-    unsigned ok = !no_cma_env() && shm_rndv_probe(qpid, qaddr, probe_value(h->tag, q));
+    unsigned ok = !no_cma_env() && ic_shm_rndv_probe(qpid, qaddr, probe_value(h->tag, q));
     atomic_fetch_and(&h->cma_ok, ok);
     atomic_fetch_add(&h->nprobed, 1u);
-    shm_ring_all(&t->seg);
-    st = shm_wait_count(&t->seg, rank, &h->nprobed, (unsigned)size, ATTACH_TIMEOUT_S);
+    ic_shm_ring_all(&t->seg);
+    st = ic_shm_wait_count(&t->seg, rank, &h->nprobed, (unsigned)size, ATTACH_TIMEOUT_S);
     if (st != IC_OK)
         goto fail;
     t->cma = atomic_load(&h->cma_ok) != 0;
     for (int j = 0; j < size; j++) {
-        shm_q_attach(&t->peers[j].out, shm_seg_queue(&t->seg, rank, j), h->ncells, 1);
-        shm_q_attach(&t->peers[j].in, shm_seg_queue(&t->seg, j, rank), h->ncells, 0);
+        ic_shm_q_attach(&t->peers[j].out, shm_seg_queue(&t->seg, rank, j), h->ncells, 1);
+        ic_shm_q_attach(&t->peers[j].in, shm_seg_queue(&t->seg, j, rank), h->ncells, 0);
     }
     *out = &t->base;
     return IC_OK;

@@ -32,7 +32,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include "core/status.h"
+#include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
 #include <errno.h>
@@ -58,7 +58,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-uint64_t shm_now_ns(void)
+uint64_t ic_shm_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -76,7 +76,7 @@ static void futex_wake(atomic_uint *word)
     syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void shm_ring(const shm_seg_t *seg, int rank)
+void ic_shm_ring(const shm_seg_t *seg, int rank)
 {
     shm_rank_t *r = &seg->ranks[rank];
     atomic_fetch_add(&r->doorbell, 1u);
@@ -84,10 +84,10 @@ void shm_ring(const shm_seg_t *seg, int rank)
         futex_wake(&r->doorbell);
 }
 
-void shm_ring_all(const shm_seg_t *seg)
+void ic_shm_ring_all(const shm_seg_t *seg)
 {
     for (int i = 0; i < seg->p; i++)
-        shm_ring(seg, i);
+        ic_shm_ring(seg, i);
 }
 
 /* Sleeps on rank's doorbell while it still reads v0, at most ns. */
@@ -121,7 +121,7 @@ static ic_status_t job_status(const shm_seg_t *seg)
     return IC_OK;
 }
 
-void shm_mark_failed(const shm_seg_t *seg, int rank, int status)
+void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status)
 {
     shm_rank_t *r = &seg->ranks[rank];
     int none = -1;
@@ -131,13 +131,13 @@ void shm_mark_failed(const shm_seg_t *seg, int rank, int status)
         atomic_compare_exchange_strong(&seg->hdr->first_failed, &none, rank);
         atomic_fetch_add(&seg->hdr->nfailed, 1u);
     }
-    shm_ring_all(seg);
+    ic_shm_ring_all(seg);
 }
 
-ic_status_t shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
+ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
                            double timeout_s)
 {
-    uint64_t start = shm_now_ns();
+    uint64_t start = ic_shm_now_ns();
     uint64_t limit = (uint64_t)(timeout_s * 1e9);
     for (;;) {
         unsigned v0 = atomic_load(&seg->ranks[rank].doorbell);
@@ -146,7 +146,7 @@ ic_status_t shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, uns
         ic_status_t st = job_status(seg);
         if (st != IC_OK)
             return st;
-        uint64_t waited = shm_now_ns() - start;
+        uint64_t waited = ic_shm_now_ns() - start;
         if (waited >= limit)
             return ic_set_error(IC_ERR_TIMEOUT,
                                 "ic_shm_open: only %u of %u ranks arrived within %.0f s",
@@ -156,18 +156,18 @@ ic_status_t shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, uns
     }
 }
 
-ic_status_t shm_check_job(shm_transport_t *t)
+ic_status_t ic_shm_check_job(shm_transport_t *t)
 {
     return job_status(&t->seg);
 }
 
-ic_status_t shm_check_peer(shm_transport_t *t, int peer, int force)
+ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force)
 {
     ic_status_t st = job_status(&t->seg);
     if (st != IC_OK)
         return st;
     shm_peer_t *P = &t->peers[peer];
-    uint64_t now = shm_now_ns();
+    uint64_t now = ic_shm_now_ns();
     if (!force && now - P->last_check_ns < CHECK_MS * 1000000u)
         return IC_OK;
     P->last_check_ns = now;
@@ -175,7 +175,7 @@ ic_status_t shm_check_peer(shm_transport_t *t, int peer, int force)
     pid_t pid = (pid_t)atomic_load(&r->pid);
     if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
         if (!atomic_load(&r->failed))
-            shm_mark_failed(&t->seg, peer, 0);
+            ic_shm_mark_failed(&t->seg, peer, 0);
         return ic_set_error(IC_ERR_PEER_FAILED, "shm: rank %d (pid %d) no longer exists", peer,
                             (int)pid);
     }
@@ -189,11 +189,11 @@ static ic_status_t check_all(shm_transport_t *t)
     ic_status_t st = job_status(&t->seg);
     for (int i = 0; i < t->base.size && st == IC_OK; i++)
         if (t->peers[i].npending > 0)
-            st = shm_check_peer(t, i, 0);
+            st = ic_shm_check_peer(t, i, 0);
     return st;
 }
 
-ic_status_t shm_op_wait(ic_transport_t *tt, double timeout_s)
+ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
 {
     shm_transport_t *t = (shm_transport_t *)tt;
     if (!t)
@@ -201,19 +201,19 @@ ic_status_t shm_op_wait(ic_transport_t *tt, double timeout_s)
     atomic_uint *bell = &t->seg.ranks[tt->rank].doorbell;
     unsigned v0 = atomic_load(bell);
     int events = 0;
-    ic_status_t st = shm_progress(t, &events);
+    ic_status_t st = ic_shm_progress(t, &events);
     if (st != IC_OK || events > 0)
         return st;
     st = check_all(t);
     if (st != IC_OK || !(timeout_s > 0))
         return st;
-    uint64_t start = shm_now_ns();
+    uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
     /* Phase 1: poll. */
     for (unsigned i = 0;; i++) {
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
             return IC_OK;
-        if ((i & 15) == 15 && shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
+        if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
             break;
         cpu_relax();
     }
@@ -225,7 +225,7 @@ ic_status_t shm_op_wait(ic_transport_t *tt, double timeout_s)
     }
     /* Phase 3: sleep, waking up now and then to check on the peers. */
     for (;;) {
-        uint64_t waited = shm_now_ns() - start;
+        uint64_t waited = ic_shm_now_ns() - start;
         if (waited >= limit)
             return IC_OK;
         uint64_t left = limit - waited;

@@ -6,7 +6,7 @@
  * datatype, the predefined operation handles, and the user operation
  * lifecycle.
  */
-#include "core/dtype.h"
+#include "base/dtype.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * can inline it into their loops; these wrappers give the rest of the
  * library (and the tests) ordinary functions with external linkage.
  */
-#include "core/dtype.h"
-#include "core/half_inline.h"
+#include "base/dtype.h"
+#include "base/half_inline.h"
 
 float ic_half_to_float(uint16_t h)
 {

@@ -6,8 +6,8 @@
  * -fopt-info-vec; see docs/kernels.md).  16-bit float formats convert to
  * float, combine, and round back to nearest even.
  */
-#ifndef IC_CORE_DTYPE_H
-#define IC_CORE_DTYPE_H
+#ifndef IC_BASE_DTYPE_H
+#define IC_BASE_DTYPE_H
 
 #include "intercom.h"
 

@@ -1,6 +1,6 @@
 /* status.h — setting the per-thread error message (see ic_last_error). */
-#ifndef IC_CORE_STATUS_H
-#define IC_CORE_STATUS_H
+#ifndef IC_BASE_STATUS_H
+#define IC_BASE_STATUS_H
 
 #include "intercom.h"
 

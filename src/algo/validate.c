@@ -1,7 +1,7 @@
 /* validate.c — argument checks; see validate.h. */
-#include "core/validate.h"
+#include "algo/validate.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stdint.h>
 

@@ -20,8 +20,8 @@
  * being the default (round to nearest); flush-to-zero and
  * denormals-are-zero modes do not change any result.
  */
-#ifndef IC_CORE_HALF_INLINE_H
-#define IC_CORE_HALF_INLINE_H
+#ifndef IC_BASE_HALF_INLINE_H
+#define IC_BASE_HALF_INLINE_H
 
 #include <stdint.h>
 
@@ -138,4 +138,4 @@ static inline uint16_t ic_f2bf_(float f)
     return (uint16_t)ic_sel_(is_nan, nan, rounded);
 }
 
-#endif /* IC_CORE_HALF_INLINE_H */
+#endif /* IC_BASE_HALF_INLINE_H */

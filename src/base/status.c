@@ -1,5 +1,5 @@
 /* status.c — status strings, the per-thread last-error message, names. */
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -61,8 +61,8 @@
  * 64-bit prod (SSE2 has no 64-bit multiply and the emulation is judged
  * unprofitable; it vectorises with -mavx2).
  */
-#include "core/dtype.h"
-#include "core/half_inline.h"
+#include "base/dtype.h"
+#include "base/half_inline.h"
 
 #include <assert.h>
 #include <limits.h>

@@ -3,8 +3,8 @@
  * collectives and the in-process engine).  They run before any plan is
  * built, so a rejected call has written nothing.
  */
-#ifndef IC_CORE_VALIDATE_H
-#define IC_CORE_VALIDATE_H
+#ifndef IC_ALGO_VALIDATE_H
+#define IC_ALGO_VALIDATE_H
 
 #include "algo/coll_args.h"
 

@@ -1,0 +1,23 @@
+/*
+ * model.h — the cost model's machine parameters, as every layer that prices
+ * or sizes a message sees them.
+ *
+ * The type sits in the ground layer, not in select/, because building
+ * blocks in algo/ read it too: the pipelines take their segment count from
+ * it and the hybrids choose their split by pricing themselves (seed 000's
+ * k_i formula and hybrid rule), and algo/ may not include select/
+ * (docs/architecture.md).  The cost functions that use it live in
+ * select/cost*.c and next to the blocks that decide with it.
+ */
+#ifndef IC_BASE_MODEL_H
+#define IC_BASE_MODEL_H
+
+/* The seeds' model: a message of n bytes costs alpha + n*beta, reducing n
+ * bytes costs n*gamma, copying n bytes locally n*delta (seconds). */
+typedef struct ic_model {
+    double alpha, beta, gamma, delta;
+    double beta_net; /* per byte of a link of the physical mesh; 0: fully
+                        connected (ic_model_params_t) */
+} ic_model_t;
+
+#endif
