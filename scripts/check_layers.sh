@@ -31,34 +31,36 @@ rank_of() {
 
 bad=0
 checked=0
-while IFS= read -r file; do
+include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)"'
+# One grep over the tree: "path:line:text" for every quoted include.
+while IFS= read -r hit; do
+    file=${hit%%:*}
+    rest=${hit#*:}
+    line=${rest%%:*}
+    text=${rest#*:}
     rel=${file#"$src"/}
     from=${rel%%/*}
     from_rank=$(rank_of "$from")
+    [[ $text =~ $include_re ]] || continue
+    target=${BASH_REMATCH[1]}
+    checked=$((checked + 1))
     if [ "$from_rank" -lt 0 ]; then
         echo "layers: $rel: directory '$from' has no layer (add it to scripts/check_layers.sh and docs/architecture.md)"
         bad=1
         continue
     fi
-    while IFS= read -r line; do
-        target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/' <<<"${line#*:}")
-        checked=$((checked + 1))
-        case "$target" in
-            intercom.h | intercom_mpi.h | */*) ;;
-            *) continue ;; # same directory
-        esac
-        [ "${target#*/}" = "$target" ] && continue
-        to=${target%%/*}
-        to_rank=$(rank_of "$to")
-        if [ "$to" = "$from" ]; then
-            continue
-        fi
-        if [ "$to_rank" -lt 0 ] || [ "$to_rank" -ge "$from_rank" ]; then
-            echo "layers: $rel:${line%%:*}: includes \"$target\": $from (layer $from_rank) may not include $to (layer $to_rank)"
-            bad=1
-        fi
-    done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$file" || true)
-done < <(find "$src" -type f \( -name '*.c' -o -name '*.h' -o -name '*.inc' \) | sort)
+    case "$target" in
+        */*) ;;
+        *) continue ;; # same directory, or intercom.h / intercom_mpi.h
+    esac
+    to=${target%%/*}
+    [ "$to" = "$from" ] && continue
+    to_rank=$(rank_of "$to")
+    if [ "$to_rank" -lt 0 ] || [ "$to_rank" -ge "$from_rank" ]; then
+        echo "layers: $rel:$line: includes \"$target\": $from (layer $from_rank) may not include $to (layer $to_rank)"
+        bad=1
+    fi
+done < <(grep -rnE --include='*.c' --include='*.h' --include='*.inc' "$include_re" "$src" | sort)
 
 if [ "$bad" -ne 0 ]; then
     echo "layers: FAILED (see docs/architecture.md for the rule)"
