@@ -1,7 +1,7 @@
 /*
  * intercom_demo.c — the main job's demo: every collective of the library
  * on P ranks in the in-process engine (real bytes, virtual time under the
- * seeds' model), each result checked against a serial reference, then the
+ * papers' model), each result checked against a serial reference, then the
  * algorithm each collective's selector picks as the vector grows.
  *
  *   intercom-demo [-p P]        (default P = 12, not a power of two)

@@ -8,7 +8,7 @@
  *                       [--gamma US_PER_B]
  *
  * Defaults: 512 ranks as 16 x 32, alpha = 100 us, beta = 0.01 us/B,
- * gamma = 0.005 us/B (seed 000's Paragon-like setting of issue 4).  n is
+ * gamma = 0.005 us/B ([Watts94]'s Paragon-like setting of issue 4).  n is
  * the vector length of broadcast, reduce and allreduce, and the total
  * length of allgather and reduce-scatter (n/p bytes per rank, at least 1).
  * Elements are bytes (uint8, sum), so every n is exact.

@@ -1,7 +1,7 @@
 /*
  * intercom_sim.c — runs one collective's algorithms on a simulated physical
  * network (a mesh, torus, hypercube or the fully connected network of the
- * seeds' model) over a sweep of vector sizes, in the in-process engine
+ * papers' model) over a sweep of vector sizes, in the in-process engine
  * (ic_sim_run_net), and reports the simulated times and the contention:
  * the most messages that shared one directed link.  It can write the
  * results as CSV, plot them with gnuplot, and draw the link loads of one

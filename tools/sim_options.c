@@ -38,7 +38,7 @@ static const char help_text[] =
     "  switching  wormhole (default), circuit or store-forward; nodes are one-port\n"
     "             unless --all-port; links are shared unless --no-contention;\n"
     "             --setup-overlap: circuits, one-port: a node sets up its next\n"
-    "             circuit while its current message moves (seed 003 3.3)\n"
+    "             circuit while its current message moves ([BR90] 3.3)\n"
     "  --place    node of each rank, whitespace separated (default rank r on node r)\n"
     "  --ranks    communicator size (default all nodes, or the --place entries)\n"
     "  --price-no-links  the cost model (selector, hybrids) ignores shared links; by\n"

@@ -22,10 +22,10 @@
  * Cost: (n-1)*(alpha + b*beta) for blocks of b bytes (+ b*delta for the
  *       own block) in the fully connected model, as pairwise exchange.  On
  *       a circuit-switched cube a reversal in an (d-f)-subcube costs
- *       xi + (d-f)*tau + (d-f) + k - 1 without link contention (seed 003:
+ *       xi + (d-f)*tau + (d-f) + k - 1 without link contention ([BR90]:
  *       T_aap = k(N-1) + (xi-1)(N-1) + (1+tau)/2*n*N), which a network
  *       model with paths will show.
- * Seed: 003 section 3.2 (algorithm AAP, figure 3) and section 3.3 (the
+ * Source: [BR90] section 3.2 (algorithm AAP, figure 3) and section 3.3 (the
  *       dual-phase variant).
  *
  * n = 8 (Q3), partner = i XOR mask:
@@ -79,7 +79,7 @@ int ic_aap_masks(int d, bool dual, unsigned *masks)
     }
     if (d > 0)
         masks[cnt++] = step_mask(d, 0, 0);
-    /* Phase f with its dual d - f (seed 003 writes 1 < f, but its Q3
+    /* Phase f with its dual d - f ([BR90] writes 1 < f, but its Q3
      * example interleaves phases 1 and 2, so f starts at 1). */
     for (int f = 1; 2 * f < d; f++) {
         long nf = binom(d, f);

@@ -24,8 +24,8 @@
  *       of packing and unpacking copies, which the engine prices at delta).
  *       Fewest start-ups of any all-to-all; each block crosses the network
  *       up to ceil(log2 n) times, so it wins for short vectors only.
- * Seed: 001 (standard/binary exchange of the complete-exchange survey,
- *       here in its any-n index form), 000 section 13 (log2(p) steps plus
+ * Source: [MTR94] (standard/binary exchange of the complete-exchange survey,
+ *       here in its any-n index form), [Watts94] section 13 (log2(p) steps plus
  *       data rearrangement).
  *
  * n = 5, relative indices r = 1..4 on every member i:

@@ -9,7 +9,7 @@
  *   dr      the mesh's dimensions, all split          (dimensional rings)
  *   pfr     every dimension in prime factors, all split (prime factors rings)
  *   pfr_dr  the cheapest choice of dimensions to factor (PFR-DR hybrid)
- *   pfr_alt prime factors rings in seed 000's dimension-alternation order
+ *   pfr_alt prime factors rings in [Watts94]'s dimension-alternation order
  *   hybrid / mst_sc / mst_dg
  *           the cheapest choice of dimensions to factor and of how many
  *           rings to split; the rest runs the short-vector method

@@ -2,7 +2,7 @@
  * builders_pipeline.h — plan builders, blocks and cost functions of the
  * pipeline family (catalog entries in select/catalog_pipeline.inc):
  * segmented pipelines along a chain and the dimension-ordered pipeline
- * (DOPL) of seed 000 sections 6, 9 and 11, for very long vectors.
+ * (DOPL) of [Watts94] sections 6, 9 and 11, for very long vectors.
  *
  * The segment count k is chosen by ic_pipe_segments() from the model; the
  * builders (algo/coll_pipeline.c) and the cost functions
@@ -30,11 +30,11 @@ size_t ic_pipe_grain(size_t es);
 size_t ic_pipe_units(size_t count, size_t es);
 
 /* The segment count of a pipeline of m nodes moving count elements of es
- * bytes, per seed 000 section 9 (k_alt = 1):
+ * bytes, per [Watts94] section 9 (k_alt = 1):
  *   k = sqrt((m-2) * n * rate / alpha),   n = count*es bytes,
  * rate = beta for a broadcast, beta+gamma for a reduction (section 11).
  * The real optimum is rounded to whichever neighbouring integer gives the
- * smaller seed time (m-1 + k-1)*(alpha + n/k*rate), then clamped to
+ * smaller time (m-1 + k-1)*(alpha + n/k*rate), then clamped to
  * [1, min(granules, IC_PIPE_MAX_SEGMENTS)]; m <= 2 gives 1, count 0 gives 0,
  * alpha <= 0 gives the upper clamp.  Pure: no plan, no allocation. */
 int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model_t *md);

@@ -18,7 +18,7 @@
  *       (the largest segment paces the pipe); for equal segments
  *         T = (n-1 + k-1) * (alpha + bytes/k*beta).
  *       k = sqrt((n-2)*bytes*beta/alpha) minimises it (ic_pipe_segments).
- * Seed: 000 section 9 (DOPL broadcast with d = 1, k_alt = 1; k_i).
+ * Source: [Watts94] section 9 (DOPL broadcast with d = 1, k_alt = 1; k_i).
  *
  * n = 4, root 1, k = 3 (time steps of one message each):
  *

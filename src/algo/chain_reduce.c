@@ -34,9 +34,9 @@
  *       path (h for an end root, h-1 for a middle root): compute overlaps
  *       the ports, so the pipe moves at the pace of the slower of the port
  *       (c) and the compute unit (g), and both are paid once per hop.
- *       The seed's (h + k-1)*(alpha + bytes/k*(beta+gamma)) is an upper
+ *       The paper's (h + k-1)*(alpha + bytes/k*(beta+gamma)) is an upper
  *       bound.  Local copies (delta) are not priced.
- * Seed: 000 section 11 (reduction-to-one: the broadcast pipeline reversed;
+ * Source: [Watts94] section 11 (reduction-to-one: the broadcast pipeline reversed;
  *       k_i with beta+gamma).
  *
  * n = 4, root 2:  2 -> 3 -> 1 -> 0 -> 2

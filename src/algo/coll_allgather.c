@@ -1,6 +1,6 @@
 /*
  * coll_allgather.c — allgather and allgatherv: the ring (bucket collect,
- * long vectors) and MST gather + MST broadcast (short vectors; seed 002's
+ * long vectors) and MST gather + MST broadcast (short vectors; [vdG-CCTP]'s
  * "gather + broadcast").
  *
  * gather_bcast cost for p = 2^d, blocks of b bytes, N = p*b:

@@ -1,7 +1,7 @@
 /*
  * coll_allreduce.c — reduce-to-all: MST reduce + MST broadcast (short
  * vectors, any operation) and ring reduce-scatter + ring allgather (long
- * vectors, commutative operations).  Seed 002 "Allreduce", seed 000
+ * vectors, commutative operations).  [vdG-CCTP] "Allreduce", [Watts94]
  * section 12.
  *
  * reduce_bcast cost: 2*ceil(log2 p)*alpha + ceil(log2 p)*n*(2*beta+gamma)

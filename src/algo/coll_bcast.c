@@ -1,6 +1,6 @@
 /*
  * coll_bcast.c — broadcast: MST (short vectors) and scatter + allgather
- * (long vectors, seed 002 "Broadcast (long vector)").
+ * (long vectors, [vdG-CCTP] "Broadcast (long vector)").
  *
  * scatter_allgather: the vector is cut into p nearly equal pieces (piece i
  * for rank i); an MST scatter moves piece i to rank i (in the user buffer,

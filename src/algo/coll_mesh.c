@@ -1,16 +1,16 @@
 /*
  * coll_mesh.c — broadcast, reduce, allreduce, allgather(v) and
- * reduce-scatter(_block) as stage schedules on the logical mesh (seed 000
- * sections 8-12, seed 002 "Physical 2D meshes" and its hybrid options,
- * seed 004's hybrid global combine).
+ * reduce-scatter(_block) as stage schedules on the logical mesh ([Watts94]
+ * sections 8-12, [vdG-CCTP] "Physical 2D meshes" and its hybrid options,
+ * [vdG91]'s hybrid global combine).
  *
  *   broadcast   scatter over the split rings, MST broadcast of the slab
  *               over the short rings, collect back (MST-SC; all split:
  *               SC broadcast; none split: MST broadcast).  On a 2-D mesh
- *               split counts 0, 1, 2 are seed 002's options 1-3.
+ *               split counts 0, 1, 2 are [vdG-CCTP]'s options 1-3.
  *   reduce      distributed reduction over the split rings, MST reduce of
  *               the slab over the short rings, gather back (MST-DG; all
- *               split: DG; on a hypercube the split count is seed 004's
+ *               split: DG; on a hypercube the split count is [vdG91]'s
  *               combine-to-root switch).
  *   allreduce   distributed reduction over the split rings, ring
  *               reduce-to-all on each short ring, collect back (split
@@ -55,7 +55,7 @@ static void build_bcast(ic_plan_t *pl, const ic_coll_args_t *a, const ic_sched_t
     /* MST broadcast of the slab over the short rings, one ring after the
      * other: the holders are the ranks whose later short digits are the
      * root's.  On a physical mesh whose dimensions are the rings this is
-     * seed 000's recursive splitting of sub-meshes: contention-free (one
+     * [Watts94]'s recursive splitting of sub-meshes: contention-free (one
      * MST over the merged rings, in rank order, is not: a half of a 5 x 7
      * range is no sub-mesh and routes leave it). */
     for (int j = s->nsplit; j < s->nrings; j++) {

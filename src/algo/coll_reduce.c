@@ -1,7 +1,7 @@
 /*
  * coll_reduce.c — reduce-to-one: MST (short vectors, any operation) and
  * ring reduce-scatter + MST gather (long vectors, commutative operations;
- * seed 002 "Reduce (long vector)").
+ * [vdG-CCTP] "Reduce (long vector)").
  *
  * rs_gather cost for p = 2^d, p | n:
  *   (p-1)*alpha + (p-1)/p*n*(beta+gamma) + d*alpha + (p-1)/p*n*beta.

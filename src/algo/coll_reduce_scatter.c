@@ -1,7 +1,7 @@
 /*
  * coll_reduce_scatter.c — reduce_scatter_block and reduce_scatter (per-rank
  * counts): the ring (bucket distributed combine, commutative operations)
- * and MST reduce + MST scatter (any operation; seed 002's "reduce +
+ * and MST reduce + MST scatter (any operation; [vdG-CCTP]'s "reduce +
  * scatter").
  *
  * reduce_scatter cost for p = 2^d, N bytes in all:

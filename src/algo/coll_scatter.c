@@ -1,7 +1,7 @@
 /*
  * coll_scatter.c — scatter and scatterv over the MST scatter block, with
- * the geometric split (mst) or the data-distribution-aware split of seed
- * 000 section 7 (mst_dist, threshold alpha/beta bytes).
+ * the geometric split (mst) or the data-distribution-aware split of
+ * [Watts94] section 7 (mst_dist, threshold alpha/beta bytes).
  */
 #include "algo/builders.h"
 

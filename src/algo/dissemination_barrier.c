@@ -8,8 +8,8 @@
  * directly or through others, from all n members.
  * Preconditions: any n >= 1.
  * Cost: ceil(log2 n) * alpha.
- * Seed: 001 (barrier synchronisation); the dissemination pattern is the
- *       log-step exchange of seed 001's reduction and scan discussion.
+ * Source: [MTR94] (barrier synchronisation); the dissemination pattern is the
+ *       log-step exchange of [MTR94]'s reduction and scan discussion.
  *
  * n = 5:  round 0: i -> i+1 ; round 1: i -> i+2 ; round 2: i -> i+4 (mod 5)
  */

@@ -14,7 +14,7 @@
  *       round but skips the last update of x, so its exact time is the
  *       recurrence ic_cost_scan in select/cost_ring.c (at most one extra
  *       bytes*gamma per round).
- * Seed: 001 (scan by the standard-exchange pattern, Kumar); the ranks need
+ * Source: [MTR94] (scan by the standard-exchange pattern, Kumar); the ranks need
  *       not be a power of two here because partners outside 0..n-1 are
  *       simply left out.
  *

@@ -27,7 +27,7 @@
  *       chain_bcast.c / chain_reduce.c; the root's coordinate gives the
  *       chain root); the engine time is exactly
  *         T = sum_i T_i,
- *       which for equal segments is the seed's formula with k_alt = 1:
+ *       which for equal segments is the paper's formula with k_alt = 1:
  *         sum_i ((m_i - 1) + k_i - 1) * (alpha + n/k_i*beta)   (broadcast).
  *       Broadcast: the tails' early start can only make nodes finish
  *       earlier (no port is shared), and the node before the tail of each
@@ -38,7 +38,7 @@
  *       Every chain in one dimension is cut the same way (k_i from
  *       (m_i, n)); the reduction uses the pipeline length of its chain
  *       (m_i, or m_i + 1 with a root in the middle).
- * Not implemented: k_alt > 1 (seed 000 sections 9 and 15.2: k_alt vector
+ * Not implemented: k_alt > 1 ([Watts94] sections 9 and 15.2: k_alt vector
  *       parts started in rotated dimension orders, so that every
  *       dimension's links carry a part at once).  It pays off on a
  *       physical mesh where a node has separate links per dimension; in
@@ -46,7 +46,7 @@
  *       dimension and links never contend, so the parts would only share
  *       the same ports: the per-dimension fill terms add up and the
  *       wraparound term (k_alt - 1)*(alpha + n/k_alt*beta) is pure loss.
- * Seed: 000 sections 6 (DOPL), 9 (T_DOPL-BROADCAST, k_i), 11 (reduction to
+ * Source: [Watts94] sections 6 (DOPL), 9 (T_DOPL-BROADCAST, k_i), 11 (reduction to
  *       one: the pipeline reversed, k_i with beta+gamma).
  *
  * 2 x 3 mesh, root 0, broadcast:      reduce (reverse):

@@ -29,7 +29,7 @@
  *       at delta by the engine).  Start-ups sum(m_k - 1) instead of p-1,
  *       bytes sum(m_k - 1)*p/m_k*b instead of (p-1)*b: the middle ground
  *       between pairwise exchange (line {p}) and Bruck (all m_k = 2).
- * Seed: 000 section 13 (all-to-all scatter by dimensional rings: columns,
+ * Source: [Watts94] section 13 (all-to-all scatter by dimensional rings: columns,
  *       rearrange, rows; T = sum (m_i - 1)(alpha + n/(2p)(beta + delta))),
  *       section 6.1 (dimensional rings) and 5.2 (PFR: the prime-factor mesh
  *       gives the generalised binary exchange).

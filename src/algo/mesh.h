@@ -9,7 +9,7 @@
  * arithmetic sequence, i.e. a view (patterns.h), so every building block
  * runs on rows, columns and higher dimensions unchanged.
  *
- * Seed 000 section 5.2 (prime factors rings) and section 6.1 (dimensional
+ * [Watts94] section 5.2 (prime factors rings) and section 6.1 (dimensional
  * rings) are the same construction on two meshes: dimensional rings use
  * the mesh's own dimensions, prime factors rings the mesh whose dimensions
  * are the prime factors of p (p = 60 -> 2 x 2 x 3 x 5); a partial
@@ -42,7 +42,7 @@ ic_view_t ic_mesh_dim_view(const ic_mesh_t *m, int rank, int k);
 /* Prime factors of p >= 1 with repetition, ascending, into f (at most
  * IC_MESH_MAX_DIMS); returns how many (0 for p = 1). */
 int ic_prime_factors(int p, int *f);
-/* The prime-factor mesh of p (seed 000's PFR); d = 1, dims {1} for p = 1. */
+/* The prime-factor mesh of p ([Watts94]'s PFR); d = 1, dims {1} for p = 1. */
 ic_mesh_t ic_mesh_prime(int p);
 
 /* Every ordered factorisation of p into at most max_d factors, all >= 2

@@ -6,7 +6,7 @@
  * Cost: ceil(log2 n) * (alpha + bytes*beta), for every n and root: the tree
  *       is ceil(log2 n) levels deep and each level is one message on the
  *       critical path.
- * Seed: 002 (MSTBCAST), 000 section 5.1 (recursive splitting).
+ * Source: [vdG-CCTP] (MSTBCAST), [Watts94] section 5.1 (recursive splitting).
  *
  * n = 6, root 0 (ranges split at mid = floor((lo+hi)/2); the new root of
  * the far half is its far end):

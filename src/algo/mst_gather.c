@@ -12,7 +12,7 @@
  *       d*alpha + (n-1)/n * N * beta; otherwise the recurrence of
  *       select/cost_tree.c (a parent receives its children's ranges in the
  *       order they become ready, one at a time).
- * Seed: 002 (MST gather), 000 section 7 (data-distribution-aware split).
+ * Source: [vdG-CCTP] (MST gather), [Watts94] section 7 (data-distribution-aware split).
  *
  * n = 6, root 2, geometric (the scatter picture, arrows reversed):
  *   level 2:  1 --(1)--> 0          4 --(4)--> 3

@@ -11,7 +11,7 @@
  *       receive can overlap the previous reduction; for other n two leaves
  *       of one parent may then finish earlier than the formula (the exact
  *       time is the recurrence in select/cost_tree.c).
- * Seed: 002 (MSTREDUCE), 000 section 5.1.
+ * Source: [vdG-CCTP] (MSTREDUCE), [Watts94] section 5.1.
  *
  * n = 5, root 0 (the broadcast tree, run bottom-up):
  *

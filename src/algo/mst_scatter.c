@@ -7,7 +7,7 @@
  * Preconditions: any n >= 1, any root, any lengths (zero-length ranges send
  * nothing).  A root layout that is not contiguous is packed into scratch
  * first (one copy per block).
- * Split: geometric (seed 002) or data-distribution-aware (seed 000 sect. 7:
+ * Split: geometric ([vdG-CCTP]) or data-distribution-aware ([Watts94] sect. 7:
  * the root finishes last; geometric when its imbalance is below
  * alpha/beta bytes), see patterns.c.
  * Cost (geometric, n = 2^d, equal blocks of b bytes, N = n*b):
@@ -16,7 +16,7 @@
  *       root's children k, in send order, of sum_{j<=k}(alpha + m_j*beta) +
  *       T(child k), in select/cost_tree.c.  One member that needs all N
  *       bytes costs alpha + N*beta with the data-aware split.
- * Seed: 002 (MST scatter), 000 section 7.
+ * Source: [vdG-CCTP] (MST scatter), [Watts94] section 7.
  *
  * n = 6, root 2, geometric:
  *   level 0:  [0 1 2 | 3 4 5]     2 --(3,4,5)--> 5

@@ -11,7 +11,7 @@
  * Cost: (n-1)*(alpha + b*beta) for blocks of b bytes, (+ b*delta for the
  *       own block, overlapped); the bandwidth term is optimal, the
  *       start-ups are not (the log-n algorithms come with the mesh issue).
- * Seed: 001 (direct complete exchange), 002 (the alpha-beta model).
+ * Source: [MTR94] (direct complete exchange), [vdG-CCTP] (the alpha-beta model).
  *
  * n = 4, step k = 1:  0 -> 1 -> 2 -> 3 -> 0 ; k = 2: 0 <-> 2, 1 <-> 3 ;
  *        k = 3:  0 -> 3 -> 2 -> 1 -> 0.

@@ -1,6 +1,6 @@
 /*
- * patterns.c — recursive splitting (seed 002 MSTBCAST, seed 000 section 5.1),
- * the data-distribution-aware split (seed 000 section 7), partitions.
+ * patterns.c — recursive splitting ([vdG-CCTP] MSTBCAST, [Watts94] section 5.1),
+ * the data-distribution-aware split ([Watts94] section 7), partitions.
  */
 #include "algo/patterns.h"
 
@@ -18,7 +18,7 @@ int ic_ceil_log2(long n)
     return d;
 }
 
-/* Seed 002: mid = floor((lo+hi)/2); if root <= mid the other half is
+/* [vdG-CCTP]: mid = floor((lo+hi)/2); if root <= mid the other half is
  * [mid+1, hi] with its root at hi, else [lo, mid] with its root at lo. */
 static int split_geometric(int lo, int hi, int root, int *olo, int *ohi)
 {
@@ -41,7 +41,7 @@ static double range_weight(const size_t *w, int lo, int hi)
     return s;
 }
 
-/* Seed 000 section 7: hand the other part as much data as possible while
+/* [Watts94] section 7: hand the other part as much data as possible while
  * what stays with the root (without its own block) is at least what the
  * other part must still forward (without its new root's block), so the
  * root finishes last.  When the geometric split is within threshold bytes

@@ -11,7 +11,7 @@
  *       general sum over steps of (alpha + max over members of the block
  *       it sends in that step) — the ring advances at the pace of its
  *       largest block.
- * Seed: 002 (bucket allgather), 000 section 6 (rings).
+ * Source: [vdG-CCTP] (bucket allgather), [Watts94] section 6 (rings).
  *
  * n = 5, step 0 (arrows: who sends which block):
  *

@@ -1,8 +1,8 @@
 /*
  * ring_allreduce.c — reduction-to-all by circulating whole vectors in a
- * ring (seed 000 section 12, the PFR reduction-to-all: one ring per prime
- * factor; for a ring of 2 it is the exchange-and-combine step of seed
- * 004's global combine).
+ * ring ([Watts94] section 12, the PFR reduction-to-all: one ring per prime
+ * factor; for a ring of 2 it is the exchange-and-combine step of
+ * [vdG91]'s global combine).
  *
  * Computes: acc on every member = the reduction of all members' in.  In
  * step k = 0..n-2 member i sends to its right neighbour the vector it
@@ -14,9 +14,9 @@
  * Cost: (n-1)*(alpha + N*beta) + N*gamma when N*gamma <= alpha + N*beta
  *       (the combine of step k overlaps step k+1); in general the
  *       recurrence c_k = max(c_(k-1), (k+1)*(alpha + N*beta)) + N*gamma,
- *       cost c_(n-2).  The seed's formula (n-1)*(alpha + N*(beta + gamma))
+ *       cost c_(n-2).  The paper's formula (n-1)*(alpha + N*(beta + gamma))
  *       assumes no such overlap.
- * Seed: 000 section 12 (T_PFR-REDUCTION-TO-ALL), 004 (exchange step).
+ * Source: [Watts94] section 12 (T_PFR-REDUCTION-TO-ALL), [vdG91] (exchange step).
  *
  * n = 3:  step 0: 0 --x0--> 1 --x1--> 2 --x2--> 0
  *         step 1: 0 --x2--> 1 --x0--> 2 --x1--> 0   (all hold x0+x1+x2)

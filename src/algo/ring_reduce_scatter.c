@@ -13,7 +13,7 @@
  * Cost: (n-1)*alpha + (n-1)/n * N*(beta + gamma) for N bytes split evenly;
  *       in general sum over steps of (alpha + m_k*beta + m_k*gamma) where
  *       m_k is the largest block moved in step k.
- * Seed: 002 (bucket distributed combine / reduce-scatter).
+ * Source: [vdG-CCTP] (bucket distributed combine / reduce-scatter).
  *
  * n = 4, the partial of block 3 travels 0 -> 1 -> 2 -> 3:
  *

@@ -16,10 +16,10 @@
  *   collect             sum_k (m_k - 1) * (alpha + N/prod_{j<=k} m_j * beta)
  *                       = (sum_k (m_k - 1)) * alpha + (p-1)/p * N * beta
  *   distributed reduce  (sum_k (m_k - 1)) * alpha + (p-1)/p * N * (beta + gamma)
- *   (seed 000 sections 8 and 10: T_DR-COLLECT, T_PFR-COLLECT; PFR on
+ *   ([Watts94] sections 8 and 10: T_DR-COLLECT, T_PFR-COLLECT; PFR on
  *   p = 60 = 2*2*3*5: 1+1+2+4 = 8 startups instead of 59.)  Uneven pieces:
  *   each stage as long as its slowest ring (select/cost_mesh.c).
- * Seed: 000 sections 5.2, 6.1, 8, 10; 002 "Physical 2D meshes".
+ * Source: [Watts94] sections 5.2, 6.1, 8, 10; [vdG-CCTP] "Physical 2D meshes".
  *
  * 2 x 3 mesh, DR collect, last ring first (each box: a rank's blocks):
  *   rows (3):    [a . .|. . .]  ->  [a b c|. . .]  (every row: its 3 blocks)

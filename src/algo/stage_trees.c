@@ -1,7 +1,7 @@
 /*
  * stage_trees.c — scatter and gather over the split rings of a stage
  * schedule: an MST scatter (gather) in each ring, one ring after the
- * other, so the vector is cut dimension by dimension (seed 000 section 9:
+ * other, so the vector is cut dimension by dimension ([Watts94] section 9:
  * "the vector is scattered through each dimension"; section 11: the
  * gathers of DG reduction-to-one).
  *
@@ -15,7 +15,7 @@
  *   sum_k ( log2(m_k) * alpha + (m_k - 1)/m_k * N/prod_{i<k} m_i * beta )
  *   (each stage as MST scatter, mst_scatter.c; other sizes: the tree
  *   recurrence of select/cost_tree.c per stage, summed).
- * Seed: 000 sections 7, 9, 11; 002 "2D Scatter/Allgather Broadcast".
+ * Source: [Watts94] sections 7, 9, 11; [vdG-CCTP] "2D Scatter/Allgather Broadcast".
  *
  * 2 x 3, root 0: scatter in column (0 -> 3: half), then in rows
  * (0 -> 1, 2; 3 -> 4, 5): every rank holds one sixth.

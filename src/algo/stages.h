@@ -5,7 +5,7 @@
  * A digit system: ranks are written in mixed radix, rank = sum over rings
  * t of digit_t * stride_t, digit_t in [0, size_t).  The rings of a mesh
  * m0 x m1 x ... are its dimensions (dimensional rings, DR); splitting a
- * dimension into its prime factors gives prime factors rings (PFR, seed 000
+ * dimension into its prime factors gives prime factors rings (PFR, [Watts94]
  * section 5.2); splitting only some dimensions gives the PFR-DR hybrids
  * (section 8).  Ring t through a rank is the view of the ranks that differ
  * from it in digit t only.  Rings are kept most significant first
@@ -62,7 +62,7 @@ static inline int ic_sched_digit(const ic_sched_t *s, int t, int r)
     return (r / s->ring[t].stride) % s->ring[t].size;
 }
 
-/* Seed 000 section 5.2's dimension alternation, for a schedule with every
+/* [Watts94] section 5.2's dimension alternation, for a schedule with every
  * ring split: the collect (the split order run backwards) takes the rings
  * round-robin over the mesh dimensions, each dimension's most widely
  * spaced ring first, so the phases moving little data use the spread-out

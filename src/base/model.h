@@ -4,7 +4,7 @@
  *
  * The type sits in the ground layer, not in select/, because building
  * blocks in algo/ read it too: the pipelines take their segment count from
- * it and the hybrids choose their split by pricing themselves (seed 000's
+ * it and the hybrids choose their split by pricing themselves ([Watts94]'s
  * k_i formula and hybrid rule), and algo/ may not include select/
  * (docs/architecture.md).  The cost functions that use it live in
  * select/cost*.c and next to the blocks that decide with it.
@@ -12,7 +12,7 @@
 #ifndef IC_BASE_MODEL_H
 #define IC_BASE_MODEL_H
 
-/* The seeds' model: a message of n bytes costs alpha + n*beta, reducing n
+/* the papers' model: a message of n bytes costs alpha + n*beta, reducing n
  * bytes costs n*gamma, copying n bytes locally n*delta (seconds). */
 typedef struct ic_model {
     double alpha, beta, gamma, delta;

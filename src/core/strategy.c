@@ -1,5 +1,5 @@
 /*
- * strategy.c — the strategy cache of seed 000 section 15.1 ("associate
+ * strategy.c — the strategy cache of [Watts94] section 15.1 ("associate
  * vector lengths with their strategies, re-using the strategies when the
  * operation is performed again on a vector of the same (or nearly the
  * same) length") and IC_EXPLAIN.  Every rank sees the same calls in the

@@ -1,6 +1,6 @@
 /*
  * cost.h — the cost of each building block and catalog entry under the
- * seeds' model (alpha + n*beta per message, n*gamma per reduced byte), as
+ * papers' model (alpha + n*beta per message, n*gamma per reduced byte), as
  * closed forms or, where p is not a power of two or blocks are uneven, as
  * the exact recurrence the implementation follows.  Local copies (delta)
  * are not priced: in these plans they overlap communication.

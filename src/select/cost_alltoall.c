@@ -1,7 +1,7 @@
 /*
  * cost_alltoall.c — costs of the alltoall family (closed forms of the
  * headers of algo/bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c) under
- * the seeds' model; local copies (delta) are not priced, as in cost.h.
+ * the papers' model; local copies (delta) are not priced, as in cost.h.
  * Every rank of these plans sends and receives one message of the same
  * length per step, so the steps add up exactly.
  */

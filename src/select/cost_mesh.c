@@ -31,7 +31,7 @@ double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
 /* The model a ring is priced with.  With m->beta_net > 0 the logical mesh
  * is the physical one: a ring inside a factored dimension whose members
  * are c neighbours apart shares every link with the c - 1 rings
- * interleaved with it (seed 000 section 5.2, c_ij), so its bytes cost
+ * interleaved with it ([Watts94] section 5.2, c_ij), so its bytes cost
  * max(beta, c * beta_net).  c is the ring's stride over its dimension's
  * stride (the dimension's fastest factor's).  Tree levels over such a
  * ring are priced alike (at most c of them share a link). */

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The seed's pipeline time for k segments (000 section 9, k_alt = 1). */
+/* The paper's pipeline time for k segments ([Watts94] section 9, k_alt = 1). */
 static double seed_time(int m, double n, double rate, double alpha, double k)
 {
     return ((m - 1) + k - 1) * (alpha + n / k * rate);

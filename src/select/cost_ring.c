@@ -1,6 +1,6 @@
 /*
  * cost_ring.c — costs of the ring (bucket) blocks, pairwise exchange, the
- * barrier and scan, step by step as their plans run (seed 002's bucket
+ * barrier and scan, step by step as their plans run ([vdG-CCTP]'s bucket
  * formulas are the even-block special cases).
  */
 #include "select/cost.h"

@@ -1,6 +1,6 @@
 /*
  * cost_tree.c — costs of the minimum-spanning-tree blocks, as the exact
- * recurrences over the recursive-splitting tree (seed 002, seed 000
+ * recurrences over the recursive-splitting tree ([vdG-CCTP], [Watts94]
  * sections 5.1 and 7).  They follow each block's plan step by step:
  * sends leave in plan order, a member receives one message at a time, and
  * the reduce block has two alternating receive buffers.

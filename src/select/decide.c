@@ -1,7 +1,7 @@
 /*
  * decide.c — how a call runs: the cheapest catalog entry under the
  * communicator's model, mesh-aware entries priced on every logical mesh
- * shape of p (seed 000 section 15.1: "find the minimum running time for
+ * shape of p ([Watts94] section 15.1: "find the minimum running time for
  * all hybrids as well as the pure short and long vector approaches"), and
  * the explanation of the decision.
  */

@@ -1,7 +1,7 @@
 /*
  * engine.h — the in-process engine: builds the plans of every rank of one
  * or more collectives and runs them together in one process, in virtual
- * time, under the seeds' model.
+ * time, under the papers' model.
  *
  * Model: a fully connected network; every node has one send port and one
  * receive port (it can send one message and receive one message at the

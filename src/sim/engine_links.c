@@ -10,7 +10,7 @@
  * bytes brought up to date and its c recomputed; its end event is pushed
  * again with a new version, and the old one is dropped when it fires.
  *
- * Circuit (seed 003): set-up takes the links of the path one after the
+ * Circuit ([BR90]): set-up takes the links of the path one after the
  * other, hop seconds apart; a link another circuit holds is waited for,
  * first come first served, while the links already taken stay held.  With
  * every link taken and alpha more, the bytes move at beta per byte (with

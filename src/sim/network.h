@@ -4,7 +4,7 @@
  * A network is a set of nodes joined by directed links, plus how a message
  * crosses them:
  *
- *   full       every pair of nodes joined directly (the seeds' fully
+ *   full       every pair of nodes joined directly (the papers' fully
  *              connected model; no links to share: the engine's default);
  *   mesh       m0 x m1 x ... x m(d-1) nodes, row-major like ic_mesh_t (the
  *              last dimension varies fastest), a link each way between
@@ -13,7 +13,7 @@
  *   hypercube  2 x 2 x ... x 2 (d times): node bits are coordinates.
  *
  * Routing is dimension-ordered (e-cube): a message moves along dimension 0
- * until its coordinate is right, then dimension 1, and so on (seed 000,
+ * until its coordinate is right, then dimension 1, and so on ([Watts94],
  * assumption 4).  On a torus it takes the shorter way round, the positive
  * one on a tie.  Every node has 2d outgoing links, numbered
  *   link = node * 2d + 2k + dir      (dir 0: coordinate + 1, 1: - 1),
@@ -24,9 +24,9 @@
  *   wormhole       alpha + h*hop + n*c, the message holding every link of
  *                  its path while it lasts; with contention, c is
  *                  max(beta, beta_net * M) per byte, M the most messages on
- *                  one link of the path (seed 002: alpha + M n beta; seed
- *                  000: beta_node vs beta_net, excess network bandwidth);
- *   circuit        set-up alpha + h*hop (seed 003: xi + i tau), then n*beta;
+ *                  one link of the path ([vdG-CCTP]: alpha + M n beta; [Watts94]:
+ *                  beta_node vs beta_net, excess network bandwidth);
+ *   circuit        set-up alpha + h*hop ([BR90]: xi + i tau), then n*beta;
  *                  a circuit holds every link of its path to itself: set-up
  *                  takes them one after the other and waits at a link
  *                  another circuit holds (engine_links.c);
@@ -65,12 +65,12 @@ typedef struct ic_net {
     int full_nodes;             /* node count of the full network (0: the world size) */
     ic_switching_t switching;
     bool all_port;    /* nodes send and receive any number of messages at once;
-                         false: one send port and one receive port (seed 000) */
+                         false: one send port and one receive port ([Watts94]) */
     bool contention;  /* messages on one directed link share its bandwidth */
     double beta_net;  /* seconds per byte of one link (0: the model's beta) */
     double hop;       /* seconds per link of a path (wormhole/circuit set-up) */
     bool setup_overlap; /* circuit, one-port: a node sets up its next circuit
-                           while its current message still moves (seed 003
+                           while its current message still moves ([BR90]
                            section 3.3, as on the iPSC/2): a message's set-up
                            may start once the node's previous message has
                            started moving; its bytes follow when the ports

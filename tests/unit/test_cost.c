@@ -3,7 +3,7 @@
  * its cost function (closed form or exact recurrence, select/cost*.c) for
  * p = 1..64 and several sizes, with alpha, beta, gamma set to distinct
  * values (delta = 0: local copies are not priced); and the cost functions
- * equal the seeds' closed forms where those apply (p a power of two, or
+ * equal the papers' closed forms where those apply (p a power of two, or
  * the vector divisible by p).
  */
 #include "algo/patterns.h"
@@ -91,7 +91,7 @@ static double cost_of(const ic_algo_t *al, int p, size_t count, int root)
 
 static bool pow2(int p) { return (p & (p - 1)) == 0; }
 
-/* The seeds' closed forms; returns NAN where none applies. */
+/* the papers' closed forms; returns NAN where none applies. */
 static double closed_form(const ic_algo_t *al, int p, size_t count)
 {
     const double a = M.alpha, b = M.beta, g = M.gamma;

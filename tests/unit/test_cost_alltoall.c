@@ -6,7 +6,7 @@
  * the meshes 5x7, 3x4x5, 4x4, 2x3x5, 2x2x3x5 and every factorisation of
  * a few p; alpha, beta set to distinct values, delta = 0 (copies are not
  * priced).  Also the start-ups per rank, the step order of AAP
- * (seed 003, figure 3 and section 3.3), and exact ties with pairwise
+ * ([BR90], figure 3 and section 3.3), and exact ties with pairwise
  * where the plans are pairwise exchange.
  */
 #include "algo/builders_alltoall.h"
@@ -150,7 +150,7 @@ static void check(const ic_algo_t *al, int p, const ic_mesh_t *mesh)
     }
 }
 
-/* AAP's step order: Q3 as in seed 003 (figure 3 and section 3.3), and for
+/* AAP's step order: Q3 as in [BR90] (figure 3 and section 3.3), and for
  * every d <= 10 each mask once, phases in decreasing popcount, the dual
  * order pairing complementary dimension sets. */
 static void check_masks(void)

@@ -3,11 +3,11 @@
  * coll_mesh.c): the engine's simulated time equals each entry's cost
  * function (the sum of its stages) on every mesh shape tried, with equal
  * pieces (counts divisible by the number of pieces), and the cost equals
- * the seeds' closed forms: DR / PFR collect and distributed reduction
+ * the papers' closed forms: DR / PFR collect and distributed reduction
  * (PFR on p = 60 = 2*2*3*5, DR on 5 x 7 and 3 x 4 x 5), SC broadcast,
  * DR allreduce.  Also: the hybrids are never worse than the pure methods
  * they include, and on hypercubes the allreduce hybrid's choice costs what
- * seed 004's switch rule predicts.
+ * [vdG91]'s switch rule predicts.
  */
 #include "algo/builders_mesh.h"
 #include "select/catalog.h"
@@ -106,7 +106,7 @@ static int log2_exact(int m)
     return (1 << l) == m ? l : -1;
 }
 
-/* Closed forms of the seeds (n bytes of vector, or N = p*b for blocks);
+/* Closed forms of the papers (n bytes of vector, or N = p*b for blocks);
  * NAN where none applies. */
 static double closed_form(const ic_algo_t *al, const ic_mesh_t *mesh, size_t count)
 {
@@ -172,14 +172,14 @@ static ic_mesh_t mk(int d, int a, int b, int c, int e)
 }
 
 /* On p = 2^d: the hybrid's cost (allreduce, and reduce for combine-to-
- * root) is the best of the d + 1 split counts, and seed 004's rule (halve
+ * root) is the best of the d + 1 split counts, and [vdG91]'s rule (halve
  * while the vector is long, then exchange) lands on a split count of
  * equal cost. */
 static void check_switch_rule(ic_coll_t coll, const char *name)
 {
     const ic_algo_t *hy = ic_catalog_find(coll, name);
     char what[96];
-    snprintf(what, sizeof what, "%s/%s vs seed 004 switch rule", ic_coll_name(coll), name);
+    snprintf(what, sizeof what, "%s/%s vs [vdG91] switch rule", ic_coll_name(coll), name);
     for (int d = 1; d <= 6; d++) {
         int p = 1 << d;
         ic_mesh_t line = ic_mesh_line(p);
@@ -188,7 +188,7 @@ static void check_switch_rule(ic_coll_t coll, const char *name)
             ic_coll_args_t a;
             fill(&a, coll, count * (size_t)p, counts, p, &line);
             a.root = 0;
-            /* Seed 004 section 4: at a level with e dimensions left and
+            /* [vdG91] section 4: at a level with e dimensions left and
              * vector length x, exchange when x < 2 alpha / ((e-1)(beta+gamma)
              * + gamma), else halve. */
             double x = 4.0 * (double)a.count;
@@ -228,7 +228,7 @@ static void check_alternation(void)
         expect_eq(seen[q], 1, "alternation pieces", &m, (size_t)q);
 }
 
-/* Seed 002's three 2-D broadcast options are the DR schedules with 0, 1
+/* [vdG-CCTP]'s three 2-D broadcast options are the DR schedules with 0, 1
  * and 2 split rings on an r x c mesh (r, c powers of two; dimension 0, of
  * r ranks, is the column):
  *   1  MST over the mesh:                  log2(p)*(alpha + n*beta)
@@ -252,7 +252,7 @@ static void check_bcast_options(int r, int c)
             ic_sched_t s = ic_sched_mesh(&m, 0);
             ic_sched_set_split(&s, j);
             char what[64];
-            snprintf(what, sizeof what, "bcast seed 002 option %d", j + 1);
+            snprintf(what, sizeof what, "bcast [vdG-CCTP] option %d", j + 1);
             expect_eq(ic_cost_mesh_sched(&a, p, &s, &M), want[j], what, &m, count);
         }
     }
@@ -304,7 +304,7 @@ int main(void)
         }
     }
     check_switch_rule(IC_COLL_ALLREDUCE, "hybrid");
-    check_switch_rule(IC_COLL_REDUCE, "mst_dg"); /* combine-to-root, seed 004 section 5 */
+    check_switch_rule(IC_COLL_REDUCE, "mst_dg"); /* combine-to-root, [vdG91] section 5 */
     printf("test_cost_mesh: %ld passed, %ld failed\n", passed, failed);
     return failed != 0;
 }

@@ -9,13 +9,13 @@
  *     hybrids (bcast mst_sc, reduce mst_dg) are contention-free when their
  *     schedule uses whole dimensions (their MST goes one dimension after
  *     the other), and contend otherwise (factored dimensions are
- *     interleaved prime factors rings, seed 000 section 5.2); the 1-D MST
+ *     interleaved prime factors rings, [Watts94] section 5.2); the 1-D MST
  *     entries (bcast,
  *     reduce, scatter, gather "mst": recursive splitting over row-major
  *     ranks) are contention-free on 4x4x4 and on a line, and contend on
  *     5x7, 6x6 and 3x5x7 (SEE_REPORT marks these expectations);
  *  2. hand-built broadcast trees: halving over rank order and sending to
- *     the first node of the other half (seed 000, Figure 1) contends on
+ *     the first node of the other half ([Watts94], Figure 1) contends on
  *     non-power-of-two meshes, the link named is on two messages' routes
  *     of the same level; recursive splitting of the mesh into sub-meshes
  *     (dimension by dimension, or longest side first) is contention-free
@@ -523,8 +523,8 @@ static ic_status_t run_plans(int p, const ic_net_t *net, ic_plan_t *pl, size_t c
 
 /* 1-D halving of [lo, hi] (inclusive; mid = lo + (hi - lo) / 2, as
  * patterns.c): the other half's new root is its far end (recursive
- * splitting, seed 000 section 5.1, what "mst" does) or its first node
- * (seed 000's naive first cut, Figure 1). */
+ * splitting, [Watts94] section 5.1, what "mst" does) or its first node
+ * ([Watts94]'s naive first cut, Figure 1). */
 enum { TREE_FAR_END, TREE_FIRST_NODE };
 
 static void tree_1d(msgs_t *t, int lo, int hi, int r, int level, int kind, size_t bytes)

@@ -272,7 +272,7 @@ static void test_data_equal_is_geometric(void)
     }
 }
 
-/* ic_split_range directly: the geometric split of seed 002. */
+/* ic_split_range directly: the geometric split of [vdG-CCTP]. */
 static void test_split_range(void)
 {
     int olo, ohi;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Reproduces two of the seeds' experiments with intercom-sim (the library's
+# Reproduces two of the papers' experiments with intercom-sim (the library's
 # own plans in the network simulator):
 #
-#   seed 004  the hybrid global combine against its two pure versions on a
+#   [vdG91]  the hybrid global combine against its two pure versions on a
 #             64-node hypercube, alpha = 525 us, beta = 2 us, gamma = 0.35 us
 #             per single-precision element (Figure 7, predicted side);
-#   seed 003  algorithm AAP and its dual-phase variant (all-to-all
+#   [BR90]  algorithm AAP and its dual-phase variant (all-to-all
 #             personalized) on a circuit-switched hypercube with the
 #             iPSC/860 figures: 65 us start-up, 10 us per hop, 0.425 us/B.
 #
@@ -14,9 +14,9 @@
 # and prints a summary.  docs/reproduce.md explains the results.  Installs
 # gnuplot-nox with apt-get when gnuplot is missing.  About 30 s on 2 vCPUs.
 #
-# Usage: scripts/reproduce_seed003_004.sh [BUILD_DIR]
+# Usage: scripts/reproduce_hypercube.sh [BUILD_DIR]
 #        (default: $BUILD, as scripts/reproduce.sh sets it, else build);
-#        SEED003_DIMS="3 5 6 7" picks the cube dimensions of seed 003.
+#        BR90_DIMS="3 5 6 7" picks the cube dimensions of [BR90].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-${BUILD:-build}}
@@ -48,7 +48,7 @@ run_sim() {
 }
 
 # ---------------------------------------------------------------------------
-# Experiment 1: seed 004, hybrid global combine on a 6-cube.
+# Experiment 1: [vdG91], hybrid global combine on a 6-cube.
 # Per element (float, 4 B): alpha 525 us, beta 2 us, gamma 0.35 us, i.e.
 # beta = 0.5 us/B, gamma = 0.0875 us/B.  pfr on the 2x..x2 logical mesh is
 # Version 2 (exchange the whole vector in each dimension), pfr_dc is
@@ -56,10 +56,10 @@ run_sim() {
 # cost model picks how many dimensions to halve (j), the other d - j
 # exchange the half-vector.
 # ---------------------------------------------------------------------------
-echo "== seed 004: hybrid global combine, 64-node hypercube"
+echo "== [vdG91]: hybrid global combine, 64-node hypercube"
 D4=6
 # n in elements: every n up to 1024, every 8 up to 4096, dense around the
-# hybrid's later switches (n = 1663.3, 6222.2, 96000 by the seed's rule),
+# hybrid's later switches (n = 1663.3, 6222.2, 96000 by the paper's rule),
 # log-spaced (factor 2^(1/8)) beyond.
 {
   seq 1 1024
@@ -73,13 +73,13 @@ D4=6
 sizes4=$(awk '{ printf "%s%d", (NR > 1 ? "," : ""), 4 * $1 }' "$tmp/n4")
 run_sim --hypercube $D4 --logical 2x2x2x2x2x2 --alpha 525 --beta 0.5 --gamma 0.0875 \
   --elem float --coll allreduce --algos pfr,pfr_dc,hybrid --sizes "$sizes4" \
-  --csv "$tmp/seed004-raw.csv"
+  --csv "$tmp/vdg91-raw.csv"
 
 # Derived table: per n (elements) the three times, the hybrid's j (from its
 # message count: p*(d + j) messages, j halvings + d - j exchanges + j
-# collects), the seed's rule j (halve while n/2^i >= 2 alpha / ((d-1-i)
+# collects), the paper's rule j (halve while n/2^i >= 2 alpha / ((d-1-i)
 # (beta+gamma) + gamma)), the closed forms of the pure versions.
-awk -F, -v d=$D4 -v out="$tmp/seed004.dat" '
+awk -F, -v d=$D4 -v out="$tmp/vdg91.dat" '
   NR == 1 { next }
   { n = $4 / 4; t[n, $2] = $5; if ($2 == "hybrid") m[n] = $7; if (!(n in seen)) { seen[n] = 1; ns[++cnt] = n } }
   END {
@@ -99,7 +99,7 @@ awk -F, -v d=$D4 -v out="$tmp/seed004.dat" '
         (v2 <= v3 ? "v2" : "v3"), 100 * (best - h) / best
       printf "%d %.4f %.4f %.4f %.6f %.6f %.6f\n", n, v2 / 1000, v3 / 1000, h / 1000, v2 / best, v3 / best, h / best > out
     }
-  }' "$tmp/seed004-raw.csv" >"$RES/reproduce-004-combine.csv"
+  }' "$tmp/vdg91-raw.csv" >"$RES/reproduce-004-combine.csv"
 
 # Key numbers.
 read -r x_last_v2 x_first_v3 worst_gain best_gain best_gain_n v2_dev v3_dev h_dev v3_dev64 \
@@ -118,7 +118,7 @@ read -r x_last_v2 x_first_v3 worst_gain best_gain best_gain_n v2_dev v3_dev h_de
   END { printf "%d %d %.3f %.3f %d %.3g %.3g %.3g %.3g %d %d\n", last_v2, first_v3, worst, best, bestn,
         d2, d3, dh, d3m, agree, tot }' "$RES/reproduce-004-combine.csv")
 # The pure versions cross where d(a + n(b+g)) = 2da + (p-1)/p n (2b+g);
-# the hybrid first halves (j = 1) at the seed's n = 2a/((d-1)(b+g)+g).
+# the hybrid first halves (j = 1) at the paper's n = 2a/((d-1)(b+g)+g).
 read -r x_pred sw_pred < <(awk -v d=$D4 'BEGIN { a = 525; b = 2; g = 0.35; p = 2 ^ d
   printf "%.1f %.1f\n", d * a / (d * (b + g) - (p - 1) / p * (2 * b + g)), 2 * a / ((d - 1) * (b + g) + g) }')
 sw_sim=$(awk -F, 'NR > 1 && $5 > 0 { print $1; exit }' "$RES/reproduce-004-combine.csv")
@@ -127,13 +127,13 @@ j_steps_sim=$(awk -F, 'NR > 1 { if ($5 != pj) { s = s (s ? " " : "") "j" $5 "@" 
 j_steps_rule=$(awk -F, 'NR > 1 { if ($6 != pj) { s = s (s ? " " : "") "j" $6 "@" $1; pj = $6 } } END { print s }' "$RES/reproduce-004-combine.csv")
 
 {
-  echo "# Seed 004: hybrid global combine vs Versions 2 and 3 (simulated)"
+  echo "# [vdG91]: hybrid global combine vs Versions 2 and 3 (simulated)"
   echo
   echo "64-node hypercube (logical 2x2x2x2x2x2), wormhole, one-port; alpha = 525 us,"
   echo "beta = 2 us, gamma = 0.35 us per float (0.5 / 0.0875 us/B).  Generated by"
-  echo "scripts/reproduce_seed003_004.sh; every point in reproduce-004-combine.csv."
+  echo "scripts/reproduce_hypercube.sh; every point in reproduce-004-combine.csv."
   echo "Times in ms; V2 = \`pfr\`, V3 = \`pfr_dc\`; hybrid j = dimensions halved"
-  echo "(then 6 - j exchanges and j collects); rule j = the seed's switch rule;"
+  echo "(then 6 - j exchanges and j collects); rule j = the paper's switch rule;"
   echo "gain = how much faster the hybrid is than the better pure version."
   echo
   echo "| n (floats) | V2 pfr | V3 pfr_dc | hybrid | hybrid j | rule j | better pure | gain |"
@@ -146,7 +146,7 @@ j_steps_rule=$(awk -F, 'NR > 1 { if ($6 != pj) { s = s (s ? " " : "") "j" $6 "@"
     "$RES/reproduce-004-combine.csv"
 } >"$RES/reproduce-004-combine.md"
 
-cat >"$tmp/seed004.gp" <<EOF
+cat >"$tmp/vdg91.gp" <<EOF
 set terminal $TERM_PNG size 1000,420
 set output '$FIG/reproduce-004-combine.png'
 set multiplot layout 1,2 title "Global combine on a 64-node hypercube (simulated): alpha 525 us, beta 2 us, gamma 0.35 us per float"
@@ -159,7 +159,7 @@ set arrow 1 from $x_pred, graph 0 to $x_pred, graph 1 nohead dt 2 lc rgb 'gray40
 set label 1 sprintf('V2 = V3 (formula) n = %s', '$x_pred') at $x_pred, graph 0.06 offset 1,0 tc rgb 'gray30'
 set arrow 2 from $sw_pred, graph 0 to $sw_pred, graph 0.75 nohead dt 3 lc rgb 'gray40'
 set label 2 sprintf('rule: first halving n = %s', '$sw_pred') at $sw_pred, graph 0.78 left offset 0.5,0 tc rgb 'gray30'
-plot '$tmp/seed004.dat' u 1:2 w l lw 2 lc rgb '#1f77b4' t 'Version 2 (pfr)', \
+plot '$tmp/vdg91.dat' u 1:2 w l lw 2 lc rgb '#1f77b4' t 'Version 2 (pfr)', \
      '' u 1:3 w l lw 2 lc rgb '#d62728' t 'Version 3 (pfr\_dc)', \
      '' u 1:4 w l lw 2 lc rgb '#2ca02c' t 'hybrid'
 unset arrow; unset label
@@ -169,38 +169,38 @@ set yrange [0.5:2.2]
 set format x '10^{%T}'
 set ylabel 'time / time of the better pure version'
 set key top left
-plot '$tmp/seed004.dat' u 1:5 w l lw 2 lc rgb '#1f77b4' t 'Version 2 (pfr)', \
+plot '$tmp/vdg91.dat' u 1:5 w l lw 2 lc rgb '#1f77b4' t 'Version 2 (pfr)', \
      '' u 1:6 w l lw 2 lc rgb '#d62728' t 'Version 3 (pfr\_dc)', \
      '' u 1:7 w l lw 2 lc rgb '#2ca02c' t 'hybrid'
 unset multiplot
 EOF
-gnuplot "$tmp/seed004.gp"
+gnuplot "$tmp/vdg91.gp"
 
 # ---------------------------------------------------------------------------
-# Experiment 2: seed 003, AAP and dual AAP on a circuit-switched cube.
-# A message of k bytes over i hops: 65 + 10 i + 0.425 k us (the seed's
+# Experiment 2: [BR90], AAP and dual AAP on a circuit-switched cube.
+# A message of k bytes over i hops: 65 + 10 i + 0.425 k us (the paper's
 # xi + i tau + i + k - 1 units of 0.425 us).  intercom-sim's n for
 # alltoall is the total per rank, so n = k * 2^d.
 # ---------------------------------------------------------------------------
-echo "== seed 003: AAP on a circuit-switched hypercube (iPSC/860 figures)"
-DIMS3=${SEED003_DIMS:-"3 5 6 7"}
+echo "== [BR90]: AAP on a circuit-switched hypercube (iPSC/860 figures)"
+DIMS3=${BR90_DIMS:-"3 5 6 7"}
 KS3="16 32 64 100 256 512 1024 2048 4096 8192 16384"
 NET3=(--switching circuit --alpha 65 --hop 10 --beta 0.425 --gamma 0 --coll alltoall)
-: >"$tmp/seed003-raw.csv"
+: >"$tmp/br90-raw.csv"
 for d in $DIMS3; do
   p=$((1 << d))
   sizes=$(for k in $KS3; do echo $((k * p)); done | paste -sd, -)
   run_sim --hypercube "$d" "${NET3[@]}" --algos aap,aap_dual,pairwise,bruck --sizes "$sizes" \
     --csv "$tmp/a.csv"
-  awk -F, -v d="$d" 'NR > 1 { print d ",plain," $0 }' "$tmp/a.csv" >>"$tmp/seed003-raw.csv"
+  awk -F, -v d="$d" 'NR > 1 { print d ",plain," $0 }' "$tmp/a.csv" >>"$tmp/br90-raw.csv"
   run_sim --hypercube "$d" "${NET3[@]}" --setup-overlap --algos aap,aap_dual --sizes "$sizes" \
     --csv "$tmp/a.csv"
-  awk -F, -v d="$d" 'NR > 1 { print d ",overlap," $0 }' "$tmp/a.csv" >>"$tmp/seed003-raw.csv"
+  awk -F, -v d="$d" 'NR > 1 { print d ",overlap," $0 }' "$tmp/a.csv" >>"$tmp/br90-raw.csv"
 done
 
-# eta = T / T_min, T_min = k (N-1) 0.425 us; the seed's eta (AAP) and eta'
+# eta = T / T_min, T_min = k (N-1) 0.425 us; the paper's eta (AAP) and eta'
 # (dual, with overlap) in its units: xi - 1 = 65/0.425, 1 + tau = 10/0.425.
-awk -F, -v out="$tmp/seed003.dat" '
+awk -F, -v out="$tmp/br90.dat" '
   { d = $1; p = 2 ^ d; k = $6 / p; key = d SUBSEP k
     t[key, $2, $4] = $7; L[key, $2, $4] = $8; if (!(key in seen)) { seen[key] = 1; keys[++cnt] = key; dd[cnt] = d; kk[cnt] = k } }
   END {
@@ -219,18 +219,18 @@ awk -F, -v out="$tmp/seed003.dat" '
       if (n != lastn) { if (lastn != "") printf "\n\n" > out; printf "# d=%d\n", n > out; lastn = n }
       printf "%d %.6f %.6f %.6f %.6f\n", k, ta / tmin, ep, td / tmin, epp > out
     }
-  }' "$tmp/seed003-raw.csv" >"$RES/reproduce-003-aap.csv"
+  }' "$tmp/br90-raw.csv" >"$RES/reproduce-003-aap.csv"
 
 {
-  echo "# Seed 003: AAP and dual AAP, circuit-switched hypercube (simulated)"
+  echo "# [BR90]: AAP and dual AAP, circuit-switched hypercube (simulated)"
   echo
   echo "One-port, circuit switching, 65 us start-up, 10 us per hop, 0.425 us/B"
   echo "(iPSC/860).  k = bytes per destination; T in ms; eta = T / (k (N-1) 0.425 us)."
-  echo "\"paper\" = the seed's formulas (eta for AAP, eta' for the dual with set-up"
-  echo "overlap; * marks k <= xi + (n-1) tau, below which the seed says eta' does not"
+  echo "\"paper\" = the paper's formulas (eta for AAP, eta' for the dual with set-up"
+  echo "overlap; * marks k <= xi + (n-1) tau, below which the paper says eta' does not"
   echo "hold: set-ups are then longer than the transmissions they overlap)."
   echo "ov = \`--setup-overlap\`.  pairwise and bruck without overlap.  Generated by"
-  echo "scripts/reproduce_seed003_004.sh; all values in reproduce-003-aap.csv."
+  echo "scripts/reproduce_hypercube.sh; all values in reproduce-003-aap.csv."
   echo
   echo "| d | k (B) | T aap | eta aap | eta paper | T aap ov | T dual | T dual ov | eta dual ov | eta' paper | T pairwise | T bruck |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -240,11 +240,11 @@ awk -F, -v out="$tmp/seed003.dat" '
 } >"$RES/reproduce-003-aap.md"
 
 # Figure: eta - 1 (the overhead over the lower bound) vs k, log-log,
-# simulated points, the seed's formulas as lines.
+# simulated points, the paper's formulas as lines.
 {
   echo "set terminal $TERM_PNG size 1000,420"
   echo "set output '$FIG/reproduce-003-aap.png'"
-  echo "set multiplot layout 1,2 title 'All-to-all personalized on a circuit-switched n-cube (iPSC/860: 65 us + 10 us/hop + 0.425 us/B): points simulated, lines the seed'"
+  echo "set multiplot layout 1,2 title 'All-to-all personalized on a circuit-switched n-cube (iPSC/860: 65 us + 10 us/hop + 0.425 us/B): points simulated, lines the paper'"
   echo "set logscale xy; set grid; set xrange [12:22000]; set yrange [1e-4:30]"
   echo "set xlabel 'k (bytes per destination)'; set ylabel 'eta - 1 = T / (k (N-1) 0.425 us) - 1'"
   echo "set format x '10^{%T}'; set format y '10^{%T}'; set key bottom left"
@@ -258,33 +258,33 @@ awk -F, -v out="$tmp/seed003.dat" '
   p2=""
   for d in $DIMS3; do
     c=${colors[$i]}
-    p1+="'$tmp/seed003.dat' index $i u 1:(\$2-1) w p pt 7 ps 0.8 lc rgb '$c' t 'n = $d sim', eta(x,$d)-1 w l lc rgb '$c' notitle, "
-    p2+="'$tmp/seed003.dat' index $i u 1:(\$4-1) w p pt 7 ps 0.8 lc rgb '$c' t 'n = $d sim', etap(x,$d)-1 w l lc rgb '$c' notitle, "
+    p1+="'$tmp/br90.dat' index $i u 1:(\$2-1) w p pt 7 ps 0.8 lc rgb '$c' t 'n = $d sim', eta(x,$d)-1 w l lc rgb '$c' notitle, "
+    p2+="'$tmp/br90.dat' index $i u 1:(\$4-1) w p pt 7 ps 0.8 lc rgb '$c' t 'n = $d sim', etap(x,$d)-1 w l lc rgb '$c' notitle, "
     i=$((i + 1))
   done
-  echo "set title 'AAP, no set-up overlap (lines: seed eta)'"
+  echo "set title 'AAP, no set-up overlap (lines: paper's eta)'"
   echo "plot ${p1%, }"
-  echo "set title 'dual AAP with --setup-overlap (lines: seed eta prime)'"
+  echo "set title 'dual AAP with --setup-overlap (lines: paper's eta prime)'"
   echo "plot ${p2%, }"
   echo "unset multiplot"
-} >"$tmp/seed003.gp"
-gnuplot "$tmp/seed003.gp"
+} >"$tmp/br90.gp"
+gnuplot "$tmp/br90.gp"
 
 # ---------------------------------------------------------------------------
 echo
 echo "== summary"
-echo "seed 004 (64-node cube, floats):"
+echo "[vdG91] (64-node cube, floats):"
 echo "  Version 2 (pfr) = d(alpha + n(beta+gamma)): max |sim - formula| $v2_dev us"
 echo "  Version 3 (pfr_dc) = 2d alpha + (p-1)/p n(2beta+gamma): max |sim - formula| $v3_dev us" \
   "($v3_dev64 us at n a multiple of 64)"
 echo "  pure versions cross: formula n = $x_pred; simulated V2 faster up to n = $x_last_v2," \
   "V3 from n = $x_first_v3"
-echo "  hybrid first halves: seed's rule n >= $sw_pred, simulated from n = $sw_sim"
+echo "  hybrid first halves: paper's rule n >= $sw_pred, simulated from n = $sw_sim"
 echo "  hybrid j changes (sim):  $j_steps_sim"
 echo "  hybrid j changes (rule): $j_steps_rule   (agree at $rule_agree of $rule_total n)"
 echo "  hybrid vs better pure: worst gain $worst_gain %, best gain $best_gain % at n = $best_gain_n"
 echo "  hybrid = its closed form (even pieces) within $h_dev us"
-echo "seed 003 (circuit-switched cube, iPSC/860 figures):"
+echo "[BR90] (circuit-switched cube, iPSC/860 figures):"
 awk -F, 'NR > 1 && ($2 == 100 || $2 == 16384) {
   printf "  n = %d, k = %5d: eta aap %.3f (paper %.3f), eta dual+overlap %.4f (paper eta%s %.4f)\n",
     $1, $2, $5, $6, $10, "'"'"'", $11 }' "$RES/reproduce-003-aap.csv"
