@@ -7,7 +7,7 @@
  * compute unit is slower than the ports; dopl on the meshes 5x7, 3x4x5,
  * 4x4 (every root); and the cost functions equal the headers' closed forms
  * for equal segments (chain: (m-1 + k-1)*(alpha + n/k*beta); reduce:
- * h*c + h'*g + (k-1)*max(c, g); dopl: the seed's sum over dimensions).
+ * h*c + h'*g + (k-1)*max(c, g); dopl: the paper's sum over dimensions).
  */
 #include "algo/builders_pipeline.h"
 #include "select/catalog.h"
@@ -159,7 +159,7 @@ int main(void)
         }
 
     /* DOPL on meshes: engine == cost function == the sum of chain times;
-     * the seed's closed form where every dimension's segments are equal. */
+     * the paper's closed form where every dimension's segments are equal. */
     const int shapes[][4] = {{2, 5, 7}, {3, 3, 4, 5}, {2, 4, 4}, {1, 12}, {2, 1, 9}};
     for (int mi = 0; mi < 2; mi++)
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
