@@ -1,6 +1,6 @@
 /*
  * builders_alltoall.h — plan builders and cost functions of the alltoall family
- * (catalog entries in select/catalog_alltoall.inc), and the blocks they
+ * (catalog rows in select/catalog_table.c), and the blocks they
  * compose (one per file: bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c).
  */
 #ifndef IC_ALGO_BUILDERS_ALLTOALL_H

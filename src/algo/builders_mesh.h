@@ -1,7 +1,7 @@
 /*
  * builders_mesh.h — the mesh-aware algorithms: plan builders, their cost
  * functions and the choice of a hybrid's parameters (catalog entries in
- * select/catalog_mesh.inc).
+ * select/catalog_table.c).
  *
  * Every entry runs a stage schedule (stages.h) on the communicator's
  * logical mesh (a->mesh; the line of p ranks by default).  An entry fixes

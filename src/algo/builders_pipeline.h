@@ -1,6 +1,6 @@
 /*
  * builders_pipeline.h — plan builders, blocks and cost functions of the
- * pipeline family (catalog entries in select/catalog_pipeline.inc):
+ * pipeline family (catalog rows in select/catalog_table.c):
  * segmented pipelines along a chain and the dimension-ordered pipeline
  * (DOPL) of [Watts94] sections 6, 9 and 11, for very long vectors.
  *

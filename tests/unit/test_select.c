@@ -207,8 +207,29 @@ static void check_explain(void)
     ic_finalize(&w);
 }
 
+/* The catalog lists each collective's entries in one run (one section per
+ * collective in catalog_table.c), every collective has an entry, and no
+ * name appears twice within a collective. */
+static void check_catalog_sections(void)
+{
+    size_t n;
+    const ic_algo_t *cat = ic_catalog(&n);
+    int runs[IC_COLL_COUNT] = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || cat[i - 1].coll != cat[i].coll)
+            runs[cat[i].coll]++;
+        for (size_t j = 0; j < i; j++)
+            CHECK(cat[j].coll != cat[i].coll || strcmp(cat[j].name, cat[i].name) != 0,
+                  "%s: '%s' twice", ic_coll_name(cat[i].coll), cat[i].name);
+    }
+    for (int c = 0; c < IC_COLL_COUNT; c++)
+        CHECK(runs[c] == 1, "%s: its entries are in %d runs of the catalog, not one",
+              ic_coll_name((ic_coll_t)c), runs[c]);
+}
+
 int main(void)
 {
+    check_catalog_sections();
     check_strategy_classes();
     check_explain();
     check_regret();

@@ -1,0 +1,380 @@
+/*
+ * catalog_table.c — the catalog: every algorithm of every collective as one
+ * row (name, one-line description, flags, plan builder, cost function,
+ * optional describe), in one section per collective, and the cost functions
+ * of the entries composed here from blocks (the blocks' own costs are in
+ * cost_tree.c, cost_ring.c, cost_mesh.c, cost_alltoall.c, cost_pipeline.c).
+ *
+ * Adding an algorithm: its block or composition goes in one file of
+ * src/algo/ (with its builder in algo/builders*.h), and one row in its
+ * collective's section below.  Within a section the order matters: the
+ * selector breaks ties by taking the first entry, and all-to-allv takes
+ * the first applicable one.  The sections are kept together (tested by
+ * test_select), so ic_catalog() lists each collective's entries in one run.
+ */
+#include "select/catalog.h"
+
+#include "algo/builders_alltoall.h"
+#include "algo/builders_mesh.h"
+#include "algo/builders_pipeline.h"
+#include "select/cost.h"
+
+#include <stdlib.h>
+
+/* ---- helpers for the cost functions ---------------------------------- */
+
+static size_t bytes_of(const ic_coll_args_t *a, size_t count)
+{
+    return count * ic_datatype_size(a->dtype);
+}
+
+/* Per-rank byte lengths (counts or count); caller frees. */
+static size_t *block_lens(const ic_coll_args_t *a, int p)
+{
+    size_t *len = malloc(sizeof(size_t) * (size_t)p);
+    for (int i = 0; len && i < p; i++)
+        len[i] = bytes_of(a, a->counts ? a->counts[i] : a->count);
+    return len;
+}
+
+/* The even partition of the vector, in bytes; caller frees. */
+static size_t *piece_lens(const ic_coll_args_t *a, int p)
+{
+    size_t *len = malloc(sizeof(size_t) * (size_t)p * 2);
+    if (!len)
+        return NULL;
+    ic_partition_even(a->count, p, len + p, len);
+    for (int i = 0; i < p; i++)
+        len[i] = bytes_of(a, len[i]);
+    return len;
+}
+
+/* ---- cost functions --------------------------------------------------- */
+
+static double c_bcast_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return ic_cost_mst_bcast(p, bytes_of(a, a->count), m);
+}
+
+/* Scatter pieces, then a ring that starts on each member once its piece
+ * arrived and its scatter sends left. */
+static double c_bcast_sag(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = piece_lens(a, p);
+    double *ready = calloc((size_t)p, sizeof(double));
+    double t = -1;
+    if (len && ready) {
+        ic_cost_mst_scatter(NULL, p, a->root, len, m, ready);
+        t = ic_cost_ring_allgather(p, len, ready, m, NULL);
+    }
+    free(len);
+    free(ready);
+    return t;
+}
+
+static double c_reduce_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return ic_cost_mst_reduce(p, a->root, bytes_of(a, a->count), m);
+}
+
+static double c_reduce_rsg(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = piece_lens(a, p);
+    double *done = malloc(sizeof(double) * (size_t)p * 2);
+    double t = -1;
+    if (len && done) {
+        ic_cost_ring_reduce_scatter(p, len, m, done, done + p);
+        t = ic_cost_mst_gather(NULL, p, a->root, len, done, done + p, m);
+    }
+    free(len);
+    free(done);
+    return t;
+}
+
+static double c_allreduce_rb(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t n = bytes_of(a, a->count);
+    return ic_cost_mst_reduce(p, 0, n, m) + ic_cost_mst_bcast(p, n, m);
+}
+
+static double c_allreduce_rsag(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = piece_lens(a, p);
+    double *done = malloc(sizeof(double) * (size_t)p);
+    double t = -1;
+    if (len && done) {
+        ic_cost_ring_reduce_scatter(p, len, m, done, NULL);
+        t = ic_cost_ring_allgather(p, len, done, m, NULL);
+    }
+    free(len);
+    free(done);
+    return t;
+}
+
+static double scatter_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, bool data)
+{
+    size_t *len = block_lens(a, p);
+    if (!len)
+        return -1;
+    ic_split_t sp = {IC_SPLIT_DATA, len, m->beta > 0 ? m->alpha / m->beta : 0};
+    double t = ic_cost_mst_scatter(data ? &sp : NULL, p, a->root, len, m, NULL);
+    free(len);
+    return t;
+}
+
+static double gather_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, bool data)
+{
+    size_t *len = block_lens(a, p);
+    if (!len)
+        return -1;
+    ic_split_t sp = {IC_SPLIT_DATA, len, m->beta > 0 ? m->alpha / m->beta : 0};
+    double t = ic_cost_mst_gather(data ? &sp : NULL, p, a->root, len, NULL, NULL, m);
+    free(len);
+    return t;
+}
+
+static double c_scatter_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return scatter_cost(a, p, m, false);
+}
+static double c_scatter_dist(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return scatter_cost(a, p, m, true);
+}
+static double c_gather_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return gather_cost(a, p, m, false);
+}
+static double c_gather_dist(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return gather_cost(a, p, m, true);
+}
+
+static double c_allgather_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    double t = len ? ic_cost_ring_allgather(p, len, NULL, m, NULL) : -1;
+    free(len);
+    return t;
+}
+
+static double c_allgather_gb(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    if (!len)
+        return -1;
+    size_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += len[i];
+    double t = ic_cost_mst_gather(NULL, p, 0, len, NULL, NULL, m) + ic_cost_mst_bcast(p, total, m);
+    free(len);
+    return t;
+}
+
+static double c_rs_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    double t = len ? ic_cost_ring_reduce_scatter(p, len, m, NULL, NULL) : -1;
+    free(len);
+    return t;
+}
+
+static double c_rs_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    if (!len)
+        return -1;
+    size_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += len[i];
+    double t = ic_cost_mst_reduce(p, 0, total, m) + ic_cost_mst_scatter(NULL, p, 0, len, m, NULL);
+    free(len);
+    return t;
+}
+
+/* Direct exchange; for alltoallv this rank's average block stands for
+ * every step (an estimate: the plan has only one candidate anyway). */
+static double c_alltoall(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = malloc(sizeof(size_t) * (size_t)p);
+    if (!len)
+        return -1;
+    size_t b = a->count;
+    if (a->coll == IC_COLL_ALLTOALLV) {
+        size_t s = 0;
+        for (int i = 0; i < p; i++)
+            s += a->scounts[i];
+        b = s / (size_t)p;
+    }
+    for (int k = 0; k < p; k++)
+        len[k] = bytes_of(a, b);
+    double t = ic_cost_pairwise(p, len, m);
+    free(len);
+    return t;
+}
+
+static double c_barrier(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    (void)a;
+    return ic_cost_barrier(p, m);
+}
+
+static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return ic_cost_scan(p, bytes_of(a, a->count), a->coll == IC_COLL_EXSCAN, m);
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define C IC_ALGO_COMMUTATIVE
+#define M IC_ALGO_MESH
+#define MC (IC_ALGO_MESH | IC_ALGO_COMMUTATIVE)
+#define POW2 IC_ALGO_POW2
+#define OWN IC_ALGO_OWN_TESTS
+static const ic_algo_t catalog[] = {
+    /* ---- bcast: MST, scatter + collect; mesh: SC and MST-SC; pipelines ---------------------- */
+    {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
+     c_bcast_mst, NULL},
+    {IC_COLL_BCAST, "scatter_allgather", "MST scatter + ring allgather (long vectors)", 0,
+     ic_build_bcast_scatter_allgather, c_bcast_sag, NULL},
+    {IC_COLL_BCAST, "sc", "scatter + collect along the mesh's dimensional rings (long vectors)", M,
+     ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_BCAST, "mst_sc", "hybrid: scatter over some rings, MST over the rest, collect back", M,
+     ic_build_mesh_hybrid, ic_cost_mesh_hybrid, ic_describe_mesh_hybrid},
+    {IC_COLL_BCAST, "chain", "segmented pipeline along a chain (very long vectors)", OWN,
+     ic_build_bcast_chain, ic_cost_bcast_chain, NULL},
+    {IC_COLL_BCAST, "dopl",
+     "dimension-ordered pipeline along the mesh's chains (very long vectors)", OWN | M,
+     ic_build_bcast_dopl, ic_cost_bcast_dopl, NULL},
+    /* ---- reduce: MST, reduce-scatter + gather; mesh: DG and MST-DG; pipelines --------------- */
+    {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", 0,
+     ic_build_reduce_mst, c_reduce_mst, NULL},
+    {IC_COLL_REDUCE, "rs_gather", "ring reduce-scatter + MST gather (long vectors)", C,
+     ic_build_reduce_rs_gather, c_reduce_rsg, NULL},
+    {IC_COLL_REDUCE, "dg", "distributed reduction + gather along dimensional rings", MC,
+     ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_REDUCE, "mst_dg", "hybrid: reduce-scatter over some rings, MST over the rest, gather",
+     MC, ic_build_mesh_hybrid, ic_cost_mesh_hybrid, ic_describe_mesh_hybrid},
+    {IC_COLL_REDUCE, "chain", "segmented pipeline along a rank-ordered chain (very long vectors)",
+     OWN, ic_build_reduce_chain, ic_cost_reduce_chain, NULL},
+    {IC_COLL_REDUCE, "dopl", "dimension-ordered pipeline, reversed, rank order (very long vectors)",
+     OWN | M, ic_build_reduce_dopl, ic_cost_reduce_dopl, NULL},
+    /* ---- allreduce: reduce + bcast, RS + allgather; mesh: DR, PFR, PFR-DC, hybrid ----------- */
+    {IC_COLL_ALLREDUCE, "reduce_bcast", "MST reduce + MST broadcast (short vectors)", 0,
+     ic_build_allreduce_reduce_bcast, c_allreduce_rb, NULL},
+    {IC_COLL_ALLREDUCE, "rs_ag", "ring reduce-scatter + ring allgather (long vectors)", C,
+     ic_build_allreduce_rs_ag, c_allreduce_rsag, NULL},
+    {IC_COLL_ALLREDUCE, "dr", "reduce-scatter + collect along dimensional rings (long vectors)", MC,
+     ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_ALLREDUCE, "pfr", "whole vectors circulate in prime factors rings (short vectors)", MC,
+     ic_build_mesh_pfr_all, ic_cost_mesh_pfr_all, ic_describe_mesh_pfr_all},
+    {IC_COLL_ALLREDUCE, "pfr_dc", "reduce-scatter + collect in prime factors rings (alternating)",
+     MC, ic_build_mesh_pfr_alt, ic_cost_mesh_pfr_alt, ic_describe_mesh_pfr_alt},
+    {IC_COLL_ALLREDUCE, "hybrid",
+     "hybrid global combine: halve over some rings, circulate the rest", MC, ic_build_mesh_hybrid,
+     ic_cost_mesh_hybrid, ic_describe_mesh_hybrid},
+    /* ---- scatter ---------------------------------------------------------------------------- */
+    {IC_COLL_SCATTER, "mst", "minimum spanning tree", 0, ic_build_scatter_mst, c_scatter_mst, NULL},
+    /* ---- scatterv --------------------------------------------------------------------------- */
+    {IC_COLL_SCATTERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_scatterv_mst,
+     c_scatter_mst, NULL},
+    {IC_COLL_SCATTERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
+     ic_build_scatterv_mst_dist, c_scatter_dist, NULL},
+    /* ---- gather ----------------------------------------------------------------------------- */
+    {IC_COLL_GATHER, "mst", "minimum spanning tree", 0, ic_build_gather_mst, c_gather_mst, NULL},
+    /* ---- gatherv ---------------------------------------------------------------------------- */
+    {IC_COLL_GATHERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_gatherv_mst,
+     c_gather_mst, NULL},
+    {IC_COLL_GATHERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
+     ic_build_gatherv_mst_dist, c_gather_dist, NULL},
+    /* ---- allgather: ring, gather + bcast; mesh: DR, PFR, PFR-DR, alternating PFR ------------ */
+    {IC_COLL_ALLGATHER, "ring", "bucket ring (long vectors)", 0, ic_build_allgather_ring,
+     c_allgather_ring, NULL},
+    {IC_COLL_ALLGATHER, "gather_bcast", "MST gather + MST broadcast (short vectors)", 0,
+     ic_build_allgather_gather_bcast, c_allgather_gb, NULL},
+    {IC_COLL_ALLGATHER, "dr", "collect along the mesh's dimensional rings", M, ic_build_mesh_dr,
+     ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_ALLGATHER, "pfr", "collect in prime factors rings (short vectors, any p)", M,
+     ic_build_mesh_pfr, ic_cost_mesh_pfr, ic_describe_mesh_pfr},
+    {IC_COLL_ALLGATHER, "pfr_dr", "hybrid: prime factors rings in some dimensions, DR in the rest",
+     M, ic_build_mesh_pfr_dr, ic_cost_mesh_pfr_dr, ic_describe_mesh_pfr_dr},
+    {IC_COLL_ALLGATHER, "pfr_alt", "prime factors rings, widest first, alternating dimensions", M,
+     ic_build_mesh_pfr_alt, ic_cost_mesh_pfr_alt, ic_describe_mesh_pfr_alt},
+    /* ---- allgatherv: as allgather, per-rank counts ------------------------------------------ */
+    {IC_COLL_ALLGATHERV, "ring", "bucket ring (long vectors)", 0, ic_build_allgather_ring,
+     c_allgather_ring, NULL},
+    {IC_COLL_ALLGATHERV, "gatherv_bcast", "MST gatherv + MST broadcast (short vectors)", 0,
+     ic_build_allgather_gather_bcast, c_allgather_gb, NULL},
+    {IC_COLL_ALLGATHERV, "dr", "collect along the mesh's dimensional rings", M, ic_build_mesh_dr,
+     ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_ALLGATHERV, "pfr", "collect in prime factors rings (short vectors, any p)", M,
+     ic_build_mesh_pfr, ic_cost_mesh_pfr, ic_describe_mesh_pfr},
+    {IC_COLL_ALLGATHERV, "pfr_dr", "hybrid: prime factors rings in some dimensions, DR in the rest",
+     M, ic_build_mesh_pfr_dr, ic_cost_mesh_pfr_dr, ic_describe_mesh_pfr_dr},
+    {IC_COLL_ALLGATHERV, "pfr_alt", "prime factors rings, widest first, alternating dimensions", M,
+     ic_build_mesh_pfr_alt, ic_cost_mesh_pfr_alt, ic_describe_mesh_pfr_alt},
+    /* ---- reduce_scatter_block: ring, reduce + scatter; mesh: as allgather ------------------- */
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "ring", "bucket ring distributed combine (long vectors)", C,
+     ic_build_reduce_scatter_ring, c_rs_ring, NULL},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatter", "MST reduce + MST scatter (short vectors)", 0,
+     ic_build_reduce_scatter_reduce_scatter, c_rs_mst, NULL},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "dr", "distributed reduction along dimensional rings", MC,
+     ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "pfr", "distributed reduction in prime factors rings", MC,
+     ic_build_mesh_pfr, ic_cost_mesh_pfr, ic_describe_mesh_pfr},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "pfr_dr", "hybrid: PFR in some dimensions, DR in the rest", MC,
+     ic_build_mesh_pfr_dr, ic_cost_mesh_pfr_dr, ic_describe_mesh_pfr_dr},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "pfr_alt", "prime factors rings, closest first, alternating", MC,
+     ic_build_mesh_pfr_alt, ic_cost_mesh_pfr_alt, ic_describe_mesh_pfr_alt},
+    /* ---- reduce_scatter: as reduce_scatter_block, per-rank counts --------------------------- */
+    {IC_COLL_REDUCE_SCATTER, "ring", "bucket ring distributed combine (long vectors)", C,
+     ic_build_reduce_scatter_ring, c_rs_ring, NULL},
+    {IC_COLL_REDUCE_SCATTER, "reduce_scatterv", "MST reduce + MST scatterv (short vectors)", 0,
+     ic_build_reduce_scatter_reduce_scatter, c_rs_mst, NULL},
+    {IC_COLL_REDUCE_SCATTER, "dr", "distributed reduction along dimensional rings", MC,
+     ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
+    {IC_COLL_REDUCE_SCATTER, "pfr", "distributed reduction in prime factors rings", MC,
+     ic_build_mesh_pfr, ic_cost_mesh_pfr, ic_describe_mesh_pfr},
+    {IC_COLL_REDUCE_SCATTER, "pfr_dr", "hybrid: PFR in some dimensions, DR in the rest", MC,
+     ic_build_mesh_pfr_dr, ic_cost_mesh_pfr_dr, ic_describe_mesh_pfr_dr},
+    {IC_COLL_REDUCE_SCATTER, "pfr_alt", "prime factors rings, closest first, alternating", MC,
+     ic_build_mesh_pfr_alt, ic_cost_mesh_pfr_alt, ic_describe_mesh_pfr_alt},
+    /* ---- alltoall: direct exchange, Bruck, AAP (p = 2^d), dimensional rings ----------------- */
+    {IC_COLL_ALLTOALL, "pairwise", "direct pairwise exchange, p-1 steps", 0,
+     ic_build_alltoall_pairwise, c_alltoall, NULL},
+    {IC_COLL_ALLTOALL, "bruck", "Bruck index algorithm, ceil(log2 p) rounds (short vectors, any p)",
+     OWN, ic_build_alltoall_bruck, ic_cost_alltoall_bruck, NULL},
+    {IC_COLL_ALLTOALL, "aap", "AAP: direct exchange in hypercube subcube-reversal order (p = 2^d)",
+     OWN | POW2, ic_build_alltoall_aap, ic_cost_alltoall_aap, NULL},
+    {IC_COLL_ALLTOALL, "aap_dual", "AAP with dual phases interleaved (p = 2^d)", OWN | POW2,
+     ic_build_alltoall_aap_dual, ic_cost_alltoall_aap, NULL},
+    {IC_COLL_ALLTOALL, "dr", "dimensional rings on the logical mesh, sum(m_k - 1) steps", OWN | M,
+     ic_build_alltoall_dr, ic_cost_alltoall_dr, NULL},
+    /* ---- alltoallv: direct exchange, AAP (Bruck and DR forward blocks: no v-form) ----------- */
+    {IC_COLL_ALLTOALLV, "pairwise", "direct pairwise exchange, p-1 steps", 0,
+     ic_build_alltoall_pairwise, c_alltoall, NULL},
+    {IC_COLL_ALLTOALLV, "aap", "AAP: direct exchange in hypercube subcube-reversal order (p = 2^d)",
+     OWN | POW2, ic_build_alltoall_aap, ic_cost_alltoall_aap, NULL},
+    {IC_COLL_ALLTOALLV, "aap_dual", "AAP with dual phases interleaved (p = 2^d)", OWN | POW2,
+     ic_build_alltoall_aap_dual, ic_cost_alltoall_aap, NULL},
+    /* ---- barrier ---------------------------------------------------------------------------- */
+    {IC_COLL_BARRIER, "dissemination", "dissemination, ceil(log2 p) rounds", 0,
+     ic_build_barrier_dissemination, c_barrier, NULL},
+    /* ---- scan ------------------------------------------------------------------------------- */
+    {IC_COLL_SCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order", 0,
+     ic_build_scan_dissemination, c_scan, NULL},
+    /* ---- exscan ----------------------------------------------------------------------------- */
+    {IC_COLL_EXSCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order", 0,
+     ic_build_scan_dissemination, c_scan, NULL},
+};
+#undef C
+#undef M
+#undef MC
+#undef POW2
+#undef OWN
+
+const ic_algo_t *ic_catalog(size_t *n)
+{
+    *n = sizeof catalog / sizeof catalog[0];
+    return catalog;
+}
