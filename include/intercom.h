@@ -3,8 +3,10 @@
  *
  * Every collective is built from a small set of building blocks (minimum
  * spanning trees, rings, pairwise exchange) composed into plans, and chosen
- * by an explicit alpha-beta-gamma-delta cost model.  See docs/ and
- * shared/DESIGN.md.
+ * by an explicit alpha-beta-gamma-delta cost model.  See README.md,
+ * docs/architecture.md (layers and files), docs/algorithms.md (every
+ * algorithm with its cost) and docs/references.md (the papers cited as
+ * [Watts94], [MTR94], [vdG-CCTP], [BR90], [vdG91]).
  *
  * Conventions used throughout this header:
  *  - Counts and displacements are size_t and are measured in elements of the
@@ -248,8 +250,9 @@ IC_API const char *ic_coll_name(ic_coll_t coll);
 IC_API ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
                                   const char *name);
 
-/* The cost model the selector prices algorithms with (the seeds' model):
- * a message of n bytes costs alpha + n*beta, combining n bytes n*gamma,
+/* The cost model the selector prices algorithms with (the model of
+ * [Watts94] and [vdG-CCTP], docs/references.md): a message of n bytes
+ * costs alpha + n*beta, combining n bytes n*gamma,
  * copying n bytes n*delta (seconds, seconds per byte).  ic_init takes them
  * from the tune file written by intercom-tune (IC_TUNE_FILE, see
  * docs/tuning.md) or uses defaults for shared memory; derived
@@ -265,7 +268,7 @@ typedef struct ic_model_params {
      * (ic_comm_set_mesh) is the physical one with dimension-ordered routes
      * (a mesh or torus machine): rings whose members are not neighbours
      * then share links, c of them per link, and are priced at
-     * max(beta, c * beta_net) per byte (seed 000's c_ij, docs/simulator.md).
+     * max(beta, c * beta_net) per byte ([Watts94]'s c_ij, docs/simulator.md).
      * 0 (the default): a fully connected network, nothing shared. */
     double beta_net;
 } ic_model_params_t;

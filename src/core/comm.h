@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-/* One remembered decision (seed 000 section 15.1's strategy cache): calls
+/* One remembered decision ([Watts94] section 15.1's strategy cache): calls
  * of the same collective, size class, root kind, element size and
  * commutativity reuse it (strategy.c). */
 typedef struct ic_strategy {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 /* The paper's pipeline time for k segments ([Watts94] section 9, k_alt = 1). */
-static double seed_time(int m, double n, double rate, double alpha, double k)
+static double paper_time(int m, double n, double rate, double alpha, double k)
 {
     return ((m - 1) + k - 1) * (alpha + n / k * rate);
 }
@@ -61,7 +61,7 @@ int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model
         return (int)cap;
     double lo = floor(x), hi = lo + 1;
     if (hi > (double)cap ||
-        seed_time(m, n, rate, md->alpha, lo) <= seed_time(m, n, rate, md->alpha, hi))
+        paper_time(m, n, rate, md->alpha, lo) <= paper_time(m, n, rate, md->alpha, hi))
         return (int)lo;
     return (int)hi;
 }
