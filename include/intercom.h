@@ -18,6 +18,26 @@
  *    been written, and the output handle arguments are left unchanged.
  *  - Blocking collectives: the caller may reuse every buffer as soon as the
  *    call returns.  Buffers are never retained by the library.
+ *
+ * Threads.  The library may be called from several threads at once:
+ *  - different communicators from different threads, each thread calling
+ *    collectives, ic_test/ic_wait/ic_start on its own requests, and
+ *    split/create_group/free on its own communicators: safe (one lock
+ *    guards the library's shared progress state and the transport; a
+ *    thread that waits lets it go while it sleeps, so threads progress
+ *    each other's requests);
+ *  - one communicator, or one request, from one thread at a time: the
+ *    caller serialises (as with MPI, the collectives of one communicator
+ *    must be started in the same order on every rank, which two threads
+ *    calling at once could not promise);
+ *  - ic_init and ic_finalize: from one thread, with no other call running;
+ *  - functions without a communicator or request (ic_status_string,
+ *    ic_datatype_size, ic_algorithms, ic_get_version, ...) at any time;
+ *    ic_last_error() is per thread;
+ *  - user ops: ic_op_free only after every call using the op has
+ *    completed, in any thread.
+ * tests/run/test_threads.c checks this promise, also under
+ * ThreadSanitizer.
  */
 #ifndef INTERCOM_H
 #define INTERCOM_H

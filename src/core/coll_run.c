@@ -8,6 +8,12 @@
  * allocates nothing.  Every started run is on one process-wide list;
  * waiting on any request advances all of them, so requests of several
  * communicators never wait for each other.
+ *
+ * Threads (intercom.h): the list, every run's state and the transport are
+ * guarded by one process-wide lock, run_lock, which is also the
+ * transport's guard: its wait lets the lock go while it sleeps.  Planning
+ * (the expensive part of a first call) runs outside the lock.  A thread
+ * whose progress finishes another thread's request wakes the waiters.
  */
 #include "core/coll_run.h"
 
@@ -16,12 +22,20 @@
 #include "algo/validate.h"
 #include "select/catalog.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static ic_request_t *active_list;
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static ic_request_t *active_list; /* guarded by run_lock */
+static int nwaiters;              /* threads in wait_one, guarded by run_lock */
+
+pthread_mutex_t *ic_coll_guard(void)
+{
+    return &run_lock;
+}
 
 static void activate(ic_request_t *r)
 {
@@ -52,7 +66,8 @@ static void request_destroy(ic_request_t *r)
     free(r);
 }
 
-/* Advances every active run once; returns the first error of `mine`. */
+/* Advances every active run once; returns the first error of `mine`.
+ * Called with run_lock held. */
 static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
 {
     ic_status_t st = IC_OK;
@@ -65,25 +80,15 @@ static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
             st = s;
             *mine_done = done;
         }
-        if (done || s != IC_OK)
+        if (done || s != IC_OK) {
             deactivate(r);
+            if (r != mine && nwaiters > 0 && r->comm->t) /* another thread may wait on r */
+                r->comm->t->ops->wake(r->comm->t);
+        }
     }
     if (mine && !mine->active && !*mine_done && st == IC_OK)
         st = mine->x.status; /* finished in an earlier pass */
     return st;
-}
-
-/* The bound on one wait from IC_TIMEOUT (seconds; unset or 0: none). */
-static double wait_limit(void)
-{
-    static double limit = -1;
-    if (limit < 0) {
-        const char *v = getenv("IC_TIMEOUT");
-        limit = v ? strtod(v, NULL) : 0;
-        if (!(limit > 0))
-            limit = 0;
-    }
-    return limit;
 }
 
 static double now_s(void)
@@ -93,31 +98,37 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Runs r until it completes, fails, or IC_TIMEOUT passes (a peer that
- * hangs without dying). */
+/* Runs r until it completes, fails, or the communicator's timeout
+ * (IC_TIMEOUT) passes: a peer that hangs without dying.  Called with
+ * run_lock held; the transport's wait lets it go while it sleeps. */
 static ic_status_t wait_one(ic_request_t *r)
 {
     if (!r->active)
         return r->x.status;
-    double limit = wait_limit(), start = limit > 0 ? now_s() : 0;
+    double limit = r->comm->timeout, start = limit > 0 ? now_s() : 0;
+    ic_status_t st;
+    nwaiters++;
     for (;;) {
         int done;
-        ic_status_t st = progress_all(r, &done);
+        st = progress_all(r, &done);
         if (st != IC_OK || done || !r->active)
-            return st;
+            break;
         if (limit > 0 && now_s() - start > limit) {
             deactivate(r);
-            return ic_set_error(IC_ERR_TIMEOUT, "no progress for %.1f s (IC_TIMEOUT)", limit);
+            st = ic_set_error(IC_ERR_TIMEOUT, "no progress for %.1f s (IC_TIMEOUT)", limit);
+            break;
         }
         ic_transport_t *t = r->comm->t;
         if (t) {
             st = t->ops->wait(t, 0.005);
             if (st != IC_OK) {
                 deactivate(r);
-                return st;
+                break;
             }
         }
     }
+    nwaiters--;
+    return st;
 }
 
 /* The count and displacement arrays of a call, in a fixed order. */
@@ -250,7 +261,9 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         if (st != IC_OK)
             return st;
         if (mode == IC_MODE_BLOCKING) {
+            pthread_mutex_lock(&run_lock);
             request_destroy(comm->cache[a->coll]);
+            pthread_mutex_unlock(&run_lock);
             comm->cache[a->coll] = r;
         }
     }
@@ -261,13 +274,16 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         *req = r;
         return IC_OK;
     }
+    pthread_mutex_lock(&run_lock);
     ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, sendbuf, recvbuf);
     activate(r);
     if (mode == IC_MODE_NONBLOCKING) {
+        pthread_mutex_unlock(&run_lock);
         *req = r;
         return IC_OK;
     }
     st = wait_one(r);
+    pthread_mutex_unlock(&run_lock);
     if (st != IC_OK) {
         /* Name the call in front of the transport's message. */
         char why[400];
@@ -281,10 +297,12 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
 void ic_comm_drop_cache(ic_comm_t *comm)
 {
     ic_strategy_clear(comm);
+    pthread_mutex_lock(&run_lock);
     for (int c = 0; c < IC_COLL_COUNT; c++) {
         request_destroy(comm->cache[c]);
         comm->cache[c] = NULL;
     }
+    pthread_mutex_unlock(&run_lock);
 }
 
 ic_status_t ic_start(ic_request_t *req)
@@ -293,11 +311,16 @@ ic_status_t ic_start(ic_request_t *req)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is NULL");
     if (!req->persistent)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is not a persistent request");
-    if (req->active)
+    pthread_mutex_lock(&run_lock);
+    int active = req->active;
+    if (!active) {
+        ic_comm_t *c = req->comm;
+        ic_exec_start(&req->x, c->t, c->world, c->id, c->seq++, req->sendbuf, req->recvbuf);
+        activate(req);
+    }
+    pthread_mutex_unlock(&run_lock);
+    if (active)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is still active");
-    ic_comm_t *c = req->comm;
-    ic_exec_start(&req->x, c->t, c->world, c->id, c->seq++, req->sendbuf, req->recvbuf);
-    activate(req);
     return IC_OK;
 }
 
@@ -312,14 +335,15 @@ ic_status_t ic_test(ic_request_t **req, int *flag)
         return IC_OK;
     }
     int done = 0;
+    pthread_mutex_lock(&run_lock);
     ic_status_t st = r->active ? progress_all(r, &done) : r->x.status;
-    if (st == IC_OK && !done && r->active)
-        return IC_OK;
-    *flag = 1;
-    if (!r->persistent) {
+    int finished = st != IC_OK || done || !r->active;
+    if (finished && !r->persistent) {
         request_destroy(r);
         *req = NULL;
     }
+    pthread_mutex_unlock(&run_lock);
+    *flag = finished;
     return st;
 }
 
@@ -330,11 +354,13 @@ ic_status_t ic_wait(ic_request_t **req)
     ic_request_t *r = *req;
     if (!r)
         return IC_OK;
+    pthread_mutex_lock(&run_lock);
     ic_status_t st = wait_one(r);
     if (!r->persistent) {
         request_destroy(r);
         *req = NULL;
     }
+    pthread_mutex_unlock(&run_lock);
     return st;
 }
 
@@ -355,9 +381,14 @@ ic_status_t ic_request_free(ic_request_t **req)
 {
     if (!req || !*req)
         return ic_set_error(IC_ERR_ARG, "ic_request_free: req is NULL");
-    if ((*req)->active)
+    pthread_mutex_lock(&run_lock);
+    int active = (*req)->active;
+    if (!active) {
+        request_destroy(*req);
+        *req = NULL;
+    }
+    pthread_mutex_unlock(&run_lock);
+    if (active)
         return ic_set_error(IC_ERR_ARG, "ic_request_free: the request is still active");
-    request_destroy(*req);
-    *req = NULL;
     return IC_OK;
 }

@@ -9,6 +9,8 @@
 #include "core/comm.h"
 #include "plan/exec.h"
 
+#include <pthread.h>
+
 typedef enum ic_mode { IC_MODE_BLOCKING, IC_MODE_NONBLOCKING, IC_MODE_PERSISTENT } ic_mode_t;
 
 struct ic_request {
@@ -28,6 +30,10 @@ struct ic_request {
 ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
                         const void *sendbuf, void *recvbuf, ic_mode_t mode,
                         ic_request_t **req);
+
+/* The process-wide progress lock: it guards the active runs and is every
+ * transport's guard (transport.h). */
+pthread_mutex_t *ic_coll_guard(void);
 
 /* Frees a communicator's cached plans (called by ic_comm_free). */
 void ic_comm_drop_cache(ic_comm_t *comm);

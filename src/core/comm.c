@@ -10,6 +10,7 @@
 
 #include "core/coll_run.h"
 #include "base/status.h"
+#include "core/env.h"
 #include "core/tune.h"
 #include "select/catalog.h"
 #include "transport/shm/shm.h"
@@ -71,6 +72,7 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->world = w;
     c->id = id;
     c->model = parent ? parent->model : ic_model_default();
+    c->timeout = parent ? parent->timeout : 0;
     c->t = parent ? parent->t : NULL;
     if (parent)
         memcpy(c->algo, parent->algo, sizeof(c->algo));
@@ -94,6 +96,10 @@ ic_status_t ic_init(ic_comm_t **world)
 {
     if (!world)
         return ic_set_error(IC_ERR_ARG, "ic_init: world is NULL");
+    double timeout;
+    ic_status_t est = ic_env_seconds("IC_TIMEOUT", 1e9, 0, &timeout);
+    if (est != IC_OK)
+        return est;
     const char *name = getenv("IC_SHM_NAME");
     int rank = 0, size = 1;
     ic_transport_t *t = NULL;
@@ -106,6 +112,7 @@ ic_status_t ic_init(ic_comm_t **world)
         ic_status_t st = ic_shm_open(name, rank, size, &t);
         if (st != IC_OK)
             return st;
+        t->guard = ic_coll_guard();
     }
     int *ids = malloc(sizeof(int) * (size_t)size);
     if (!ids) {
@@ -125,6 +132,7 @@ ic_status_t ic_init(ic_comm_t **world)
     }
     c->is_world = 1;
     c->t = t;
+    c->timeout = timeout;
     st = load_tune(c);
     if (st == IC_OK)
         st = ic_apply_algo_env(c);

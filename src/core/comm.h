@@ -32,6 +32,7 @@ struct ic_comm {
     int has_mesh;
     const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
     int is_world;
+    double timeout;          /* IC_TIMEOUT: bound on a blocking wait, seconds; 0: none */
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
     struct ic_request *cache[IC_COLL_COUNT]; /* last plan of each collective */
     ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */

@@ -20,6 +20,7 @@
 
 #include "intercom.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,9 +56,14 @@ typedef struct ic_transport_ops {
     /* Moves pending data without blocking. */
     ic_status_t (*progress)(ic_transport_t *t);
     /* Blocks until something may have changed (a message arrived, a
-     * transfer advanced) or timeout_s passed: spins briefly, then yields,
-     * then sleeps, so that more processes than cores still progress. */
+     * transfer advanced, wake was called) or timeout_s passed: spins
+     * briefly, then yields, then sleeps, so that more processes than cores
+     * still progress.  It releases t->guard while it spins and sleeps. */
     ic_status_t (*wait)(ic_transport_t *t, double timeout_s);
+    /* Makes every wait of this process on t return soon: another thread
+     * finished something the waiter may be waiting for.  May be called
+     * without t->guard. */
+    void (*wake)(ic_transport_t *t);
     /* IC_OK if peer is alive, IC_ERR_PEER_FAILED if it died or the job
      * was aborted. */
     ic_status_t (*peer_alive)(ic_transport_t *t, int peer);
@@ -68,9 +74,14 @@ typedef struct ic_transport_ops {
     ic_status_t (*close)(ic_transport_t *t);
 } ic_transport_ops_t;
 
+/* Threads.  Every op but wake is called with *guard held (when guard is
+ * set; the core sets it to its progress lock), so an instance sees one
+ * thread at a time; wait releases the guard while it spins or sleeps and
+ * holds it again when it returns, so that other threads progress. */
 struct ic_transport {
     const ic_transport_ops_t *ops;
     int rank, size;
+    pthread_mutex_t *guard;
 };
 
 #endif

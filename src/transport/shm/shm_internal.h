@@ -6,7 +6,7 @@
  * Segment layout (all offsets in the header, fixed at ic_shm_job_create):
  *
  *   header        job-wide: magic, layout, attach/probe counters, failure
- *   rank blocks   p x 128 B: doorbell + sleeping flag (line 0),
+ *   rank blocks   p x 128 B: doorbell + sleeper count (line 0),
  *                 pid, attached/failed flags, CMA probe address (line 1)
  *   queues        p x p SPSC queues, queue(i -> j) at index j*p + i, so a
  *                 receiver's incoming queues are adjacent
@@ -59,7 +59,7 @@ typedef struct shm_hdr {
 
 typedef struct shm_rank {
     _Alignas(64) atomic_uint doorbell; /* bumped by anyone with news for this rank */
-    atomic_uint sleeping;              /* this rank is (about to be) in FUTEX_WAIT */
+    atomic_uint sleeping;              /* threads of this rank (about to be) in FUTEX_WAIT */
     _Alignas(64) atomic_int pid;
     atomic_uint attached;
     atomic_uint failed;
@@ -219,6 +219,7 @@ ic_status_t ic_shm_check_job(shm_transport_t *t);
 ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
 void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
+void ic_shm_op_wake(ic_transport_t *tt);
 
 static inline int shm_key_eq(const ic_match_key_t *a, const ic_match_key_t *b)
 {

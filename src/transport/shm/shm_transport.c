@@ -27,7 +27,8 @@
  * that request: test returns the error (with *done = 0) and the instance
  * no longer refers to the request.  Once any rank has failed or the job
  * was aborted, every request that has not completed fails with
- * IC_ERR_PEER_FAILED.  An instance is for one thread at a time.
+ * IC_ERR_PEER_FAILED.  An instance is for one thread at a time: its
+ * caller holds the guard (transport.h) around every op but wake.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -242,6 +243,7 @@ static const ic_transport_ops_t shm_ops = {
     .test = shm_test,
     .progress = shm_progress_op,
     .wait = ic_shm_op_wait,
+    .wake = ic_shm_op_wake,
     .peer_alive = shm_peer_alive,
     .abort = shm_abort,
     .close = shm_close,

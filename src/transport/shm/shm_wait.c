@@ -6,9 +6,10 @@
  * in a bulk buffer it uses, a clear-to-send, room in a queue it was
  * waiting on, a failure) bumps that rank's doorbell with a seq_cst
  * fetch_add and then, only if the rank has announced that it sleeps,
- * calls FUTEX_WAKE on it.  The sleeper stores sleeping = 1 (seq_cst),
- * loads the doorbell once more, and calls FUTEX_WAIT with the value it
- * saw: either the waker sees the flag and wakes it, or the sleeper sees
+ * calls FUTEX_WAKE on it.  A sleeper increments sleeping (seq_cst; it
+ * counts the threads of the rank that sleep), loads the doorbell once
+ * more, and calls FUTEX_WAIT with the value it saw: either the waker sees
+ * the count and wakes every sleeper, or the sleeper sees
  * the new doorbell value (or FUTEX_WAIT returns EAGAIN because it
  * changed), so no wake-up is lost.  The futex word is in a MAP_SHARED
  * mapping, so the shared (not private) futex operations are used.
@@ -28,6 +29,12 @@
  * marks it failed in the segment so that everyone learns at once.  A
  * dead child that its parent has not reaped yet still exists as a zombie;
  * the launcher's ic_shm_job_mark_failed covers that window.
+ *
+ * Threads: ops->wait is called with the transport's guard held and lets
+ * it go while it polls, yields and sleeps (it takes it back for the peer
+ * checks), so other threads of the process progress meanwhile; a thread
+ * that finishes what another one waits for rings its own rank's doorbell
+ * (ops->wake).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -94,10 +101,10 @@ void ic_shm_ring_all(const shm_seg_t *seg)
 static void sleep_on(const shm_seg_t *seg, int rank, unsigned v0, uint64_t ns)
 {
     shm_rank_t *me = &seg->ranks[rank];
-    atomic_store(&me->sleeping, 1u);
+    atomic_fetch_add(&me->sleeping, 1u);
     if (atomic_load(&me->doorbell) == v0)
         futex_wait(&me->doorbell, v0, ns);
-    atomic_store(&me->sleeping, 0u);
+    atomic_fetch_sub(&me->sleeping, 1u);
 }
 
 static ic_status_t job_status(const shm_seg_t *seg)
@@ -193,6 +200,62 @@ static ic_status_t check_all(shm_transport_t *t)
     return st;
 }
 
+static void guard_release(ic_transport_t *tt)
+{
+    if (tt->guard)
+        pthread_mutex_unlock(tt->guard);
+}
+
+static void guard_take(ic_transport_t *tt)
+{
+    if (tt->guard)
+        pthread_mutex_lock(tt->guard);
+}
+
+/* The spin, yield and sleep phases of a wait, without the guard; returns
+ * with it held again. */
+static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigned v0,
+                                  double timeout_s)
+{
+    ic_transport_t *tt = &t->base;
+    ic_status_t st = IC_OK;
+    uint64_t start = ic_shm_now_ns();
+    uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
+    guard_release(tt);
+    /* Phase 1: poll. */
+    for (unsigned i = 0;; i++) {
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+            goto out;
+        if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
+            break;
+        cpu_relax();
+    }
+    /* Phase 2: let other ranks on this core run. */
+    for (int i = 0; i < YIELDS; i++) {
+        sched_yield();
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+            goto out;
+    }
+    /* Phase 3: sleep, waking up now and then to check on the peers. */
+    for (;;) {
+        uint64_t waited = ic_shm_now_ns() - start;
+        if (waited >= limit)
+            goto out;
+        uint64_t left = limit - waited;
+        sleep_on(&t->seg, tt->rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
+        if (atomic_load(bell) != v0)
+            goto out;
+        guard_take(tt);
+        st = check_all(t);
+        guard_release(tt);
+        if (st != IC_OK)
+            goto out;
+    }
+out:
+    guard_take(tt);
+    return st;
+}
+
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
 {
     shm_transport_t *t = (shm_transport_t *)tt;
@@ -207,33 +270,11 @@ ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
     st = check_all(t);
     if (st != IC_OK || !(timeout_s > 0))
         return st;
-    uint64_t start = ic_shm_now_ns();
-    uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
-    /* Phase 1: poll. */
-    for (unsigned i = 0;; i++) {
-        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
-            return IC_OK;
-        if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
-            break;
-        cpu_relax();
-    }
-    /* Phase 2: let other ranks on this core run. */
-    for (int i = 0; i < YIELDS; i++) {
-        sched_yield();
-        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
-            return IC_OK;
-    }
-    /* Phase 3: sleep, waking up now and then to check on the peers. */
-    for (;;) {
-        uint64_t waited = ic_shm_now_ns() - start;
-        if (waited >= limit)
-            return IC_OK;
-        uint64_t left = limit - waited;
-        sleep_on(&t->seg, tt->rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
-        if (atomic_load(bell) != v0)
-            return IC_OK;
-        st = check_all(t);
-        if (st != IC_OK)
-            return st;
-    }
+    return wait_unguarded(t, bell, v0, timeout_s);
+}
+
+void ic_shm_op_wake(ic_transport_t *tt)
+{
+    if (tt)
+        ic_shm_ring(&((shm_transport_t *)tt)->seg, tt->rank);
 }

@@ -1,0 +1,25 @@
+/*
+ * env.h — strict parsing of the IC_* environment variables that ic_init
+ * reads.  A variable that is set but malformed is an error naming the
+ * variable and its value (never silently ignored, never read with a
+ * different base or meaning than documented in docs/running.md).
+ */
+#ifndef IC_CORE_ENV_H
+#define IC_CORE_ENV_H
+
+#include "intercom.h"
+
+/* A duration in seconds: a plain decimal number (digits, an optional
+ * fraction, an optional decimal exponent), finite, in [0, max_s].
+ * Unset or empty: *out = dflt, IC_OK.  Otherwise IC_ERR_ARG with a
+ * message naming the variable. */
+ic_status_t ic_env_seconds(const char *name, double max_s, double dflt, double *out);
+
+/* A switch: unset or empty gives dflt; "0" and "1" are the values. */
+ic_status_t ic_env_flag(const char *name, int dflt, int *out);
+
+/* The same checks on a string (tests and fuzzers call these directly). */
+ic_status_t ic_parse_seconds(const char *name, const char *v, double max_s, double *out);
+ic_status_t ic_parse_flag(const char *name, const char *v, int *out);
+
+#endif
