@@ -4,24 +4,50 @@
  * factor; for a ring of 2 it is the exchange-and-combine step of
  * [vdG91]'s global combine).
  *
- * Computes: acc on every member = the reduction of all members' in.  In
- * step k = 0..n-2 member i sends to its right neighbour the vector it
- * received in step k-1 (its own in for k = 0) and receives the next one
- * from its left, combining it into acc while the following step's message
- * is already under way.
- * Preconditions: any n >= 1; a commutative operation (member i combines
- * in the order i, i-1, i-2, ...).
- * Cost: (n-1)*(alpha + N*beta) + N*gamma when N*gamma <= alpha + N*beta
- *       (the combine of step k overlaps step k+1); in general the
- *       recurrence c_k = max(c_(k-1), (k+1)*(alpha + N*beta)) + N*gamma,
- *       cost c_(n-2).  The paper's formula (n-1)*(alpha + N*(beta + gamma))
- *       assumes no such overlap.
+ * Computes: acc on every member = the reduction of all members' in, with
+ * the same bits on every member.  In step k = 0..n-2 member i sends to its
+ * right neighbour the vector it received in step k-1 (its own in for
+ * k = 0) and receives the next one from its left, so it ends up holding
+ * every member's vector, each in a scratch slot of its own.
+ *
+ * Order of combining.  Every member evaluates the same expression,
+ *     x_{n-1} (op) ( ... (x_2 (op) (x_1 (op) x_0)) ... )
+ * (at each step the next member's vector is the "in" operand and the
+ * running result the "inout" one), so floating-point sums agree bit for
+ * bit on every member.  Member 0 keeps the running result in acc; member
+ * i > 0 keeps it in x_0's slot (combining x_1 .. x_{i-1} there as they
+ * arrive, then its own in, then x_{i+1} ..) and copies it to acc at the
+ * end.  For n = 2 the two members compute x_1 (op) x_0 and x_0 (op) x_1,
+ * which are the same bits for the predefined sum and product (IEEE
+ * addition and multiplication are commutative) and for min and max except
+ * for the sign of a zero result of -0.0 against +0.0 and the payload of
+ * a NaN (docs/reliability.md); n = 2 keeps the overlap of [vdG91].
+ * Preconditions: any n >= 1; a commutative operation.
+ * Cost: n = 2: alpha + N*beta + N*gamma.
+ *       n >= 3: (n-1)*(alpha + N*beta) + (n-1)*N*gamma + N*delta: member 0
+ *       needs x_1, which arrives last, before its first combine, and
+ *       member n-1 copies its result out at the end.  This is the paper's
+ *       (n-1)*(alpha + N*(beta + gamma)) plus the copy; the overlap of
+ *       combining with the next message that an arrival-order sum would
+ *       get is given up for agreement.
+ * Scratch: (n-1)*N (one slot per other member).
  * Source: [Watts94] section 12 (T_PFR-REDUCTION-TO-ALL), [vdG91] (exchange step).
  *
  * n = 3:  step 0: 0 --x0--> 1 --x1--> 2 --x2--> 0
- *         step 1: 0 --x2--> 1 --x0--> 2 --x1--> 0   (all hold x0+x1+x2)
+ *         step 1: 0 --x2--> 1 --x0--> 2 --x1--> 0
+ *         every member: x2 (op) (x1 (op) x0)
  */
 #include "algo/stage_blocks.h"
+
+/* n = 2: exchange and combine ([vdG91]). */
+static void exchange(ic_plan_t *pl, int peer, ic_loc_t in, ic_loc_t acc, size_t bytes)
+{
+    ic_loc_t tmp = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
+    ic_plan_copy(pl, in, acc, bytes);
+    ic_plan_send(pl, peer, 0, in, bytes);
+    ic_plan_recv(pl, peer, 0, tmp, bytes);
+    ic_plan_reduce(pl, tmp, acc, bytes, 0);
+}
 
 void ic_blk_ring_allreduce(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_loc_t acc,
                            size_t bytes)
@@ -30,19 +56,31 @@ void ic_blk_ring_allreduce(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_lo
     int n = v->n, me = v->me;
     if (me < 0 || bytes == 0)
         return;
-    ic_plan_copy(pl, in, acc, bytes);
-    if (n == 1)
+    if (n == 1) {
+        ic_plan_copy(pl, in, acc, bytes);
         return;
+    }
     int right = ic_view_rank(v, ic_ring_right(me, n));
     int left = ic_view_rank(v, ic_ring_left(me, n));
-    /* Two alternating receive buffers: step k+1's receive overlaps step
-     * k's combine.  Step 0 sends from acc when in is acc (before any
-     * combine into it: the write waits for the send). */
-    ic_loc_t tmp[2] = {ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes)),
-                       ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes))};
-    for (int k = 0; k < n - 1; k++) {
-        ic_plan_send(pl, right, (uint32_t)k, k == 0 ? in : tmp[(k - 1) & 1], bytes);
-        ic_plan_recv(pl, left, (uint32_t)k, tmp[k & 1], bytes);
-        ic_plan_reduce(pl, tmp[k & 1], acc, bytes, 0);
+    if (n == 2) {
+        exchange(pl, right, in, acc, bytes);
+        return;
     }
+    /* slot[j]: member j's vector (j != me); slot[me] is in. */
+    ic_loc_t *slot = ic_plan_tmp(pl, sizeof(ic_loc_t) * (size_t)n);
+    if (!slot)
+        return;
+    for (int j = 0; j < n; j++)
+        slot[j] = j == me ? in : ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
+    if (me == 0)
+        ic_plan_copy(pl, in, acc, bytes);
+    for (int k = 0; k < n - 1; k++) {
+        ic_plan_send(pl, right, (uint32_t)k, slot[((me - k) % n + n) % n], bytes);
+        ic_plan_recv(pl, left, (uint32_t)k, slot[((me - k - 1) % n + n) % n], bytes);
+    }
+    ic_loc_t run = me == 0 ? acc : slot[0];
+    for (int j = 1; j < n; j++)
+        ic_plan_reduce(pl, slot[j], run, bytes, 0);
+    if (me != 0)
+        ic_plan_copy(pl, run, acc, bytes);
 }

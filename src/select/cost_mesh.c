@@ -20,12 +20,10 @@ double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
 {
     if (n <= 1 || bytes == 0)
         return 0;
-    double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma, c = 0;
-    for (int k = 0; k < n - 1; k++) {
-        double arrive = (k + 1) * msg;
-        c = (arrive > c ? arrive : c) + red;
-    }
-    return c;
+    double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;
+    if (n == 2)
+        return msg + red;
+    return (n - 1) * (msg + red) + (double)bytes * m->delta; /* ring_allreduce.c */
 }
 
 /* The model a ring is priced with.  With m->beta_net > 0 the logical mesh

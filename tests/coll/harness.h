@@ -44,6 +44,11 @@ typedef struct tcase {
     const int *world;       /* member i on node world[i]; NULL: identity */
     bool random_floats;     /* random reals, compared with a tolerance */
     const ic_mesh_t *mesh;  /* logical mesh of the communicator; NULL: a line */
+    /* Floats of widely different magnitudes (whose sums depend on the
+     * order of combining), compared with the reference within a tolerance
+     * relative to the sum of the magnitudes; and for allreduce, every
+     * rank's result must be bitwise the same as rank 0's. */
+    bool agree;
 } tcase_t;
 
 /* Runs the case; returns 0 when every check passed, else 1 with a message
