@@ -91,6 +91,9 @@ ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, 
     if (is_reduction(c)) {
         if (!a->op)
             return ic_set_error(IC_ERR_OP, "%s: op is NULL", fn);
+        if (!ic_op_valid(a->op))
+            return ic_set_error(IC_ERR_OP, "%s: op is not a valid operation (freed, or "
+                                           "not an ic_op_t)", fn);
         if (!ic_op_applies(a->op, a->dtype))
             return ic_set_error(IC_ERR_OP, "%s: op '%s' does not apply to dtype %s", fn,
                                 ic_op_kind_name(a->op->kind), ic_datatype_name(a->dtype));

@@ -8,6 +8,8 @@
  */
 #include "base/dtype.h"
 
+#include "base/handles.h"
+
 #include <assert.h>
 #include <stdlib.h>
 
@@ -19,16 +21,16 @@ ic_status_t ic_set_error(ic_status_t st, const char *fmt, ...)
  * ic_predefined_ops_, are the IC_SUM, ... handles; they are never freed, and
  * every one of them is commutative. */
 static ic_op_t predefined_ops[IC_OP_KIND_COUNT] = {
-    [IC_OP_SUM] = {IC_OP_SUM, NULL, true},
-    [IC_OP_PROD] = {IC_OP_PROD, NULL, true},
-    [IC_OP_MIN] = {IC_OP_MIN, NULL, true},
-    [IC_OP_MAX] = {IC_OP_MAX, NULL, true},
-    [IC_OP_BAND] = {IC_OP_BAND, NULL, true},
-    [IC_OP_BOR] = {IC_OP_BOR, NULL, true},
-    [IC_OP_BXOR] = {IC_OP_BXOR, NULL, true},
-    [IC_OP_LAND] = {IC_OP_LAND, NULL, true},
-    [IC_OP_LOR] = {IC_OP_LOR, NULL, true},
-    [IC_OP_LXOR] = {IC_OP_LXOR, NULL, true},
+    [IC_OP_SUM] = {IC_OP_SUM, NULL, true, 1},
+    [IC_OP_PROD] = {IC_OP_PROD, NULL, true, 2},
+    [IC_OP_MIN] = {IC_OP_MIN, NULL, true, 3},
+    [IC_OP_MAX] = {IC_OP_MAX, NULL, true, 4},
+    [IC_OP_BAND] = {IC_OP_BAND, NULL, true, 5},
+    [IC_OP_BOR] = {IC_OP_BOR, NULL, true, 6},
+    [IC_OP_BXOR] = {IC_OP_BXOR, NULL, true, 7},
+    [IC_OP_LAND] = {IC_OP_LAND, NULL, true, 8},
+    [IC_OP_LOR] = {IC_OP_LOR, NULL, true, 9},
+    [IC_OP_LXOR] = {IC_OP_LXOR, NULL, true, 10},
 };
 
 ic_op_t *const ic_predefined_ops_[IC_OP_KIND_COUNT] = {
@@ -163,6 +165,18 @@ bool ic_op_applies(const ic_op_t *op, ic_datatype_t dtype)
 /* True if op is the address of one of the predefined handles.  Equality
  * comparison is used because relational comparison of pointers into
  * different objects is undefined. */
+/* User operations; their ids start above the predefined ones'. */
+static ic_pool_t op_pool = IC_POOL_INIT("op", ic_op_t, 1000);
+
+bool ic_op_valid(const ic_op_t *op)
+{
+    uintptr_t a = (uintptr_t)op, lo = (uintptr_t)&predefined_ops[0],
+              hi = (uintptr_t)&predefined_ops[IC_OP_KIND_COUNT];
+    if (a >= lo && a < hi)
+        return (a - lo) % sizeof(ic_op_t) == 0;
+    return ic_pool_live(&op_pool, op);
+}
+
 static bool is_predefined(const ic_op_t *op)
 {
     for (int k = 0; k < IC_OP_KIND_COUNT; ++k) {
@@ -183,10 +197,12 @@ ic_status_t ic_op_create(ic_user_fn fn, int commutative, ic_op_t **op)
     if (op == NULL)
         return ic_set_error(IC_ERR_ARG, "ic_op_create: op is NULL");
 
-    ic_op_t *o = malloc(sizeof *o);
+    uint64_t id;
+    ic_op_t *o = ic_pool_get(&op_pool, &id);
     if (o == NULL)
         return ic_set_error(IC_ERR_NO_MEM,
                             "ic_op_create: out of memory allocating op");
+    o->id = id;
     o->kind = IC_OP_USER;
     o->fn = fn;
     o->commutative = commutative == 1;
@@ -205,10 +221,11 @@ ic_status_t ic_op_free(ic_op_t **op)
                             "ic_op_free: *op is the predefined operation "
                             "'%s', which cannot be freed",
                             ic_op_kind_name((*op)->kind));
-    if ((*op)->kind != IC_OP_USER)
+    if (!ic_pool_live(&op_pool, *op))
         return ic_set_error(IC_ERR_OP,
-                            "ic_op_free: *op is not a user operation");
-    free(*op);
+                            "ic_op_free: *op is not a live user operation "
+                            "(freed already, or not an op)");
+    ic_pool_put(&op_pool, *op);
     *op = NULL;
     return IC_OK;
 }

@@ -20,7 +20,12 @@ struct ic_op {
     ic_op_kind_t kind;  /* IC_OP_USER for user operations */
     ic_user_fn fn;      /* user function, NULL for predefined ops */
     bool commutative;
+    uint64_t id;        /* never reused in the process: caches key on it */
 };
+
+/* True if op is a predefined operation or a live user operation (a freed
+ * or garbage handle gives false without being dereferenced). */
+bool ic_op_valid(const ic_op_t *op);
 
 /* True if dtype is one of the IC_DATATYPE_COUNT valid values. */
 bool ic_dtype_valid(ic_datatype_t dtype);

@@ -151,7 +151,10 @@ static bool same_array(const size_t *x, const size_t *y, int p)
  * arrays are the request's own copies). */
 static bool same_args(ic_coll_args_t *a, ic_coll_args_t *b, int p)
 {
-    if (a->coll != b->coll || a->dtype != b->dtype || a->op != b->op || a->root != b->root ||
+    /* Ops compare by id, never by address: a freed op's address may come
+     * back as another op (base/handles.h). */
+    uint64_t ida = a->op ? a->op->id : 0, idb = b->op ? b->op->id : 0;
+    if (a->coll != b->coll || a->dtype != b->dtype || ida != idb || a->root != b->root ||
         a->count != b->count || a->in_place != b->in_place)
         return false;
     const size_t **sa[6], **sb[6];

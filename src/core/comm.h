@@ -12,11 +12,15 @@
 
 #include <stdint.h>
 
-/* One remembered decision ([Watts94] section 15.1's strategy cache): calls
- * of the same collective, size class, root kind, element size and
- * commutativity reuse it (strategy.c). */
+/* One remembered decision ([Watts94] section 15.1's strategy cache): a
+ * call equal in every argument the decision depends on reuses it
+ * (strategy.c). */
 typedef struct ic_strategy {
-    int valid, coll, size_class, root_kind, esize, commutative;
+    int valid, coll, root, commutative;
+    ic_datatype_t dtype;
+    size_t count;
+    size_t *counts; /* owned copy of a v-form's counts (size entries), or NULL */
+    const ic_algo_t *forced;
     ic_choice_t choice;
 } ic_strategy_t;
 #define IC_STRATEGY_SLOTS 64

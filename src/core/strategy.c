@@ -2,8 +2,19 @@
  * strategy.c — the strategy cache of [Watts94] section 15.1 ("associate
  * vector lengths with their strategies, re-using the strategies when the
  * operation is performed again on a vector of the same (or nearly the
- * same) length") and IC_EXPLAIN.  Every rank sees the same calls in the
- * same order, so every rank's cache holds the same decisions.
+ * same) length") and IC_EXPLAIN.
+ *
+ * Ranks must agree on every decision, and a rank's cache sees only the
+ * calls that missed its plan cache (which depends on rank-local
+ * arguments: buffers, IC_IN_PLACE at the root), so different ranks' caches
+ * hold different entries.  The cache is therefore pure memoisation: a
+ * slot is reused only for a call equal in every argument the decision
+ * depends on (collective, root, count or the v-form's counts, datatype,
+ * commutativity, forced entry; the model and mesh clear the cache when
+ * they change), and a hit gives exactly what ic_decide would compute.
+ * "Nearly the same length" is not shared: a decision made for one length
+ * and reused for another could differ from a fresh one on a rank that
+ * evicted it.
  */
 #include "core/strategy.h"
 
@@ -13,25 +24,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned ic_size_class(const ic_coll_args_t *a, int p)
+/* The per-rank counts that a v-form's decision depends on (the same on
+ * every rank), or NULL. */
+static const size_t *counts_of(const ic_coll_args_t *a)
 {
-    size_t n = a->count;
-    if (a->counts) {
-        n = 0;
-        for (int i = 0; i < p; i++)
-            n += a->counts[i];
-    }
-    unsigned long long b = (unsigned long long)n * ic_datatype_size(a->dtype);
-    if (b < 16)
-        return (unsigned)b;
-    int e = 63 - __builtin_clzll(b);              /* 2^e <= b < 2^(e+1) */
-    unsigned eighth = (unsigned)((b >> (e - 3)) & 7u); /* next three bits */
-    return 16u + (unsigned)e * 8u + eighth;
+    return a->coll == IC_COLL_ALLTOALLV ? NULL : a->counts;
 }
 
-static int root_kind(const ic_coll_args_t *a, int p)
+/* True when slot s remembers the decision for call a (every argument the
+ * decision depends on is equal). */
+static bool same_call(const ic_strategy_t *s, const ic_coll_args_t *a, const ic_algo_t *forced,
+                      int p)
 {
-    return a->root == 0 ? 0 : a->root == p - 1 ? 2 : 1;
+    const size_t *c = counts_of(a);
+    return s->valid && s->coll == (int)a->coll && s->root == a->root && s->count == a->count &&
+           s->dtype == a->dtype && s->commutative == (!a->op || a->op->commutative) &&
+           s->forced == forced && (s->counts == NULL) == (c == NULL) &&
+           (!c || memcmp(s->counts, c, sizeof(size_t) * (size_t)p) == 0);
 }
 
 static bool explain_on(void)
@@ -42,6 +51,8 @@ static bool explain_on(void)
 
 void ic_strategy_clear(ic_comm_t *comm)
 {
+    for (int i = 0; i < IC_STRATEGY_SLOTS; i++)
+        free(comm->strategy[i].counts);
     memset(comm->strategy, 0, sizeof comm->strategy);
     comm->strategy_next = 0;
 }
@@ -50,17 +61,12 @@ void ic_strategy_decide(ic_comm_t *comm, const ic_coll_args_t *a, const ic_algo_
                         ic_choice_t *out)
 {
     int p = comm->size;
-    int cls = (int)ic_size_class(a, p), rk = root_kind(a, p);
-    int esize = (int)ic_datatype_size(a->dtype), comm_op = !a->op || a->op->commutative;
     /* All-to-all(v) with per-rank counts has no common size: not cached
      * (its decision does not depend on the counts anyway). */
     bool cacheable = a->coll != IC_COLL_ALLTOALLV;
     for (int i = 0; cacheable && i < IC_STRATEGY_SLOTS; i++) {
-        const ic_strategy_t *s = &comm->strategy[i];
-        if (s->valid && s->coll == (int)a->coll && s->size_class == cls && s->root_kind == rk &&
-            s->esize == esize && s->commutative == comm_op &&
-            (!forced || s->choice.al == forced)) {
-            *out = s->choice;
+        if (same_call(&comm->strategy[i], a, forced, p)) {
+            *out = comm->strategy[i].choice;
             return;
         }
     }
@@ -78,6 +84,15 @@ void ic_strategy_decide(ic_comm_t *comm, const ic_coll_args_t *a, const ic_algo_
     }
     if (!cacheable)
         return;
+    const size_t *c = counts_of(a);
+    size_t *copy = c ? malloc(sizeof(size_t) * (size_t)p) : NULL;
+    if (c && !copy)
+        return; /* not remembered: decided again next time, with the same result */
+    if (copy)
+        memcpy(copy, c, sizeof(size_t) * (size_t)p);
     ic_strategy_t *s = &comm->strategy[comm->strategy_next++ % IC_STRATEGY_SLOTS];
-    *s = (ic_strategy_t){1, (int)a->coll, cls, rk, esize, comm_op, *out};
+    free(s->counts);
+    *s = (ic_strategy_t){1,        (int)a->coll, a->root, !a->op || a->op->commutative,
+                         a->dtype, a->count,     copy,    forced,
+                         *out};
 }

@@ -7,11 +7,6 @@
 
 #include "core/comm.h"
 
-/* The size class of a call: its bytes in all (per rank for block
- * collectives, summed counts for v-forms) rounded down to one eighth of a
- * power of two, so decisions are shared by sizes within about 12 %. */
-unsigned ic_size_class(const ic_coll_args_t *a, int p);
-
 /* Decides how comm runs the call a (forced entry or NULL): from the
  * strategy cache, or with ic_decide, remembering the result and printing
  * the explanation to stderr on rank 0 when IC_EXPLAIN=1. */

@@ -164,19 +164,47 @@ static void check_regret(void)
     }
 }
 
-static void check_strategy_classes(void)
+/* The strategy cache is pure memoisation: whatever calls a rank has seen
+ * before (here: many other lengths, enough to wrap the cache), a decision
+ * equals the fresh ic_decide of the same call, so ranks whose caches hold
+ * different entries still agree.  Lengths 1.0x and 1.1x of each other
+ * were one "size class" before, and a decision made for one was reused for
+ * the other. */
+static void check_strategy_memoises(void)
 {
-    ic_coll_args_t a = {0};
-    a.coll = IC_COLL_ALLREDUCE;
-    a.dtype = IC_FLOAT;
-    a.count = 256; /* 1024 bytes */
-    unsigned c1 = ic_size_class(&a, 4);
-    a.count = 280; /* 1120 bytes: same eighth of the octave */
-    CHECK(ic_size_class(&a, 4) == c1, "1024 and 1120 bytes share a class");
-    a.count = 300; /* 1200 bytes: the next eighth */
-    CHECK(ic_size_class(&a, 4) != c1, "1024 and 1200 bytes differ");
-    a.count = 3;
-    CHECK(ic_size_class(&a, 4) == 12, "small sizes are exact");
+    ic_comm_t *w = NULL;
+    CHECK(ic_init(&w) == IC_OK, "ic_init: %s", ic_last_error());
+    w->size = 12; /* decisions only: nothing runs */
+    ic_coll_t colls[] = {IC_COLL_ALLREDUCE, IC_COLL_BCAST, IC_COLL_REDUCE, IC_COLL_ALLGATHER};
+    int differs = 0;
+    for (size_t ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+        for (size_t n = 16; n < (1u << 22); n = n * 11 / 10 + 1) {
+            ic_coll_args_t a = {0};
+            a.coll = colls[ci];
+            a.dtype = IC_FLOAT;
+            a.count = n;
+            a.op = IC_SUM;
+            a.model = w->model;
+            ic_choice_t warm, fresh;
+            ic_strategy_decide(w, &a, NULL, &warm);
+            ic_decide(&a, 12, NULL, &a.model, &fresh, NULL, 0);
+            CHECK(warm.al == fresh.al && memcmp(&warm.mesh, &fresh.mesh, sizeof warm.mesh) == 0,
+                  "%s n=%zu: cached %s, fresh %s", ic_coll_name(a.coll), n, warm.al->name,
+                  fresh.al->name);
+            ic_choice_t again;
+            ic_strategy_decide(w, &a, NULL, &again); /* a hit */
+            CHECK(again.al == warm.al, "%s n=%zu: second decision differs", ic_coll_name(a.coll),
+                  n);
+            size_t m = n * 11 / 10; /* the old size class's neighbour */
+            a.count = m;
+            ic_choice_t near;
+            ic_decide(&a, 12, NULL, &a.model, &near, NULL, 0);
+            differs += near.al != fresh.al;
+        }
+    }
+    CHECK(differs > 0, "some neighbouring lengths decide differently (else the test is idle)");
+    w->size = 1;
+    ic_finalize(&w);
 }
 
 static void check_explain(void)
@@ -230,7 +258,7 @@ static void check_catalog_sections(void)
 int main(void)
 {
     check_catalog_sections();
-    check_strategy_classes();
+    check_strategy_memoises();
     check_explain();
     check_regret();
     printf("worst regret: %.3f %%; predictions equal to the engine: %ld of %ld\n",
