@@ -99,7 +99,9 @@ IC_API const char *ic_get_version_string(void);
     X(ERR_PEER_FAILED, -12, "a peer process failed")                           \
     X(ERR_TIMEOUT, -13, "timed out")                                           \
     X(ERR_TRANSPORT, -14, "transport error")                                   \
-    X(ERR_INTERNAL, -15, "internal error")
+    X(ERR_INTERNAL, -15, "internal error")                                     \
+    X(ERR_REVOKED, -16, "the communicator failed in an earlier call")          \
+    X(ERR_MISMATCH, -17, "ranks called different collectives or arguments")
 
 typedef enum ic_status {
 #define IC_STATUS_ENUM_(name, value, text) IC_##name = (value),

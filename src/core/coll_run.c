@@ -66,8 +66,56 @@ static void request_destroy(ic_request_t *r)
     free(r);
 }
 
+/* The error of a call on a communicator that failed earlier. */
+static ic_status_t revoked(const char *fn, const ic_comm_t *comm)
+{
+    return ic_set_error(IC_ERR_REVOKED,
+                        "%s: the communicator failed in an earlier call (%s); every later "
+                        "collective on it fails: free it (ic_comm_free / ic_finalize)",
+                        fn, comm->failed_why);
+}
+
+/* Marks comm failed with st (ic_last_error() is its message) and ends
+ * every other run of comm in flight with IC_ERR_REVOKED, cancelling their
+ * transport requests.  Called with run_lock held. */
+static void comm_fail(ic_comm_t *comm, ic_status_t st)
+{
+    if (atomic_load_explicit(&comm->failed, memory_order_relaxed) == IC_OK) {
+        snprintf(comm->failed_why, sizeof comm->failed_why, "%s: %s", ic_status_string(st),
+                 ic_last_error()[0] ? ic_last_error() : "no message");
+        atomic_store_explicit(&comm->failed, st, memory_order_release);
+    }
+    for (ic_request_t *r = active_list, *next; r; r = next) {
+        next = r->next;
+        if (r->comm != comm)
+            continue;
+        ic_exec_cancel(&r->x, IC_ERR_REVOKED);
+        deactivate(r);
+    }
+}
+
+/* Ends run r with the error st (a timeout, a failed wait): cancels what it
+ * has in flight and fails its communicator.  run_lock held. */
+static void run_fail(ic_request_t *r, ic_status_t st)
+{
+    ic_exec_cancel(&r->x, st);
+    if (r->active)
+        deactivate(r);
+    comm_fail(r->comm, st);
+}
+
+/* The status of a run that is over, with its message when it was ended
+ * because its communicator failed. */
+static ic_status_t ended_status(const ic_request_t *r)
+{
+    if (r->x.status == IC_ERR_REVOKED)
+        return revoked("collective", r->comm);
+    return r->x.status;
+}
+
 /* Advances every active run once; returns the first error of `mine`.
- * Called with run_lock held. */
+ * A run that fails fails its communicator (comm_fail).  Called with
+ * run_lock held. */
 static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
 {
     ic_status_t st = IC_OK;
@@ -81,13 +129,16 @@ static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
             *mine_done = done;
         }
         if (done || s != IC_OK) {
-            deactivate(r);
+            if (s != IC_OK)
+                run_fail(r, s);
+            else
+                deactivate(r);
             if (r != mine && nwaiters > 0 && r->comm->t) /* another thread may wait on r */
                 r->comm->t->ops->wake(r->comm->t);
         }
     }
     if (mine && !mine->active && !*mine_done && st == IC_OK)
-        st = mine->x.status; /* finished in an earlier pass */
+        st = ended_status(mine); /* finished in an earlier pass */
     return st;
 }
 
@@ -104,7 +155,7 @@ static double now_s(void)
 static ic_status_t wait_one(ic_request_t *r)
 {
     if (!r->active)
-        return r->x.status;
+        return ended_status(r);
     double limit = r->comm->timeout, start = limit > 0 ? now_s() : 0;
     ic_status_t st;
     nwaiters++;
@@ -114,15 +165,15 @@ static ic_status_t wait_one(ic_request_t *r)
         if (st != IC_OK || done || !r->active)
             break;
         if (limit > 0 && now_s() - start > limit) {
-            deactivate(r);
-            st = ic_set_error(IC_ERR_TIMEOUT, "no progress for %.1f s (IC_TIMEOUT)", limit);
+            st = ic_set_error(IC_ERR_TIMEOUT, "not finished after %.1f s (IC_TIMEOUT)", limit);
+            run_fail(r, st);
             break;
         }
         ic_transport_t *t = r->comm->t;
         if (t) {
             st = t->ops->wait(t, 0.005);
             if (st != IC_OK) {
-                deactivate(r);
+                run_fail(r, st);
                 break;
             }
         }
@@ -227,8 +278,11 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
                         const void *sendbuf, void *recvbuf, ic_mode_t mode,
                         ic_request_t **req)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "%s: comm is NULL", fn);
+    ic_status_t st = ic_comm_check(fn, comm);
+    if (st != IC_OK)
+        return st;
+    if (atomic_load_explicit(&comm->failed, memory_order_acquire) != IC_OK)
+        return revoked(fn, comm);
     if (mode != IC_MODE_BLOCKING && !req)
         return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
     a->model = comm->model;
@@ -243,7 +297,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         a->in_place = true;
         recvbuf = NULL;
     }
-    ic_status_t st = ic_validate_args(fn, a, comm->rank, comm->size);
+    st = ic_validate_args(fn, a, comm->rank, comm->size);
     if (st != IC_OK)
         return st;
     size_t sb, rb;
@@ -314,6 +368,8 @@ ic_status_t ic_start(ic_request_t *req)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is NULL");
     if (!req->persistent)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is not a persistent request");
+    if (atomic_load_explicit(&req->comm->failed, memory_order_acquire) != IC_OK)
+        return revoked("ic_start", req->comm);
     pthread_mutex_lock(&run_lock);
     int active = req->active;
     if (!active) {
@@ -339,7 +395,7 @@ ic_status_t ic_test(ic_request_t **req, int *flag)
     }
     int done = 0;
     pthread_mutex_lock(&run_lock);
-    ic_status_t st = r->active ? progress_all(r, &done) : r->x.status;
+    ic_status_t st = r->active ? progress_all(r, &done) : ended_status(r);
     int finished = st != IC_OK || done || !r->active;
     if (finished && !r->persistent) {
         request_destroy(r);

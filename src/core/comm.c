@@ -11,6 +11,7 @@
 #include "core/coll_run.h"
 #include "base/status.h"
 #include "core/env.h"
+#include "base/handles.h"
 #include "core/tune.h"
 #include "select/catalog.h"
 #include "transport/shm/shm.h"
@@ -56,13 +57,34 @@ static ic_status_t load_tune(ic_comm_t *c)
 }
 static void comm_destroy(ic_comm_t *c);
 
+/* Communicators live in a handle pool, so that a freed or garbage handle
+ * is recognised (base/handles.h). */
+static ic_pool_t comm_pool = IC_POOL_INIT("communicator", ic_comm_t, 1);
+
+bool ic_comm_valid(const ic_comm_t *comm)
+{
+    return ic_pool_live(&comm_pool, comm);
+}
+
+ic_status_t ic_comm_check(const char *fn, const ic_comm_t *comm)
+{
+    if (!comm)
+        return ic_set_error(IC_ERR_COMM, "%s: comm is NULL", fn);
+    if (!ic_comm_valid(comm))
+        return ic_set_error(IC_ERR_COMM,
+                            "%s: comm is not a valid communicator (freed already, or not an "
+                            "ic_comm_t)",
+                            fn);
+    return IC_OK;
+}
+
 static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
                             const ic_comm_t *parent, ic_comm_t **out)
 {
-    ic_comm_t *c = calloc(1, sizeof(*c));
+    ic_comm_t *c = ic_pool_get(&comm_pool, NULL);
     int *w = malloc(sizeof(int) * (size_t)size);
     if (!c || !w) {
-        free(c);
+        ic_pool_put(&comm_pool, c);
         free(w);
         return ic_set_error(IC_ERR_NO_MEM, "out of memory creating a communicator");
     }
@@ -150,18 +172,20 @@ static void comm_destroy(ic_comm_t *c)
 {
     ic_comm_drop_cache(c);
     free(c->world);
-    free(c);
+    ic_pool_put(&comm_pool, c);
 }
 
 ic_status_t ic_finalize(ic_comm_t **world)
 {
-    if (!world || !*world || !(*world)->is_world)
+    if (!world || !ic_comm_valid(*world) || !(*world)->is_world)
         return ic_set_error(IC_ERR_COMM, "ic_finalize: world is not a world communicator");
     ic_comm_t *w = *world;
     ic_status_t st = IC_OK;
     if (w->t) {
-        /* Nobody detaches while a peer may still need its messages. */
-        st = ic_barrier(w);
+        /* Nobody detaches while a peer may still need its messages (after
+         * a failure on the world there is nothing to wait for). */
+        if (atomic_load(&w->failed) == IC_OK)
+            st = ic_barrier(w);
         ic_status_t cs = w->t->ops->close(w->t);
         st = st != IC_OK ? st : cs;
     }
@@ -180,8 +204,9 @@ void ic_abort(ic_comm_t *comm, int code)
 
 ic_status_t ic_comm_size(const ic_comm_t *comm, int *size)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_size: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_size", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!size)
         return ic_set_error(IC_ERR_ARG, "ic_comm_size: size is NULL");
     *size = comm->size;
@@ -190,8 +215,9 @@ ic_status_t ic_comm_size(const ic_comm_t *comm, int *size)
 
 ic_status_t ic_comm_rank(const ic_comm_t *comm, int *rank)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_rank: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_rank", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!rank)
         return ic_set_error(IC_ERR_ARG, "ic_comm_rank: rank is NULL");
     *rank = comm->rank;
@@ -246,8 +272,9 @@ ic_status_t ic_group_check(const char *fn, int size, int n, const int *ranks, in
 
 ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_split: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_split", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!out)
         return ic_set_error(IC_ERR_ARG, "ic_comm_split: out is NULL");
     if (color < 0 && color != IC_UNDEFINED)
@@ -284,8 +311,9 @@ ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out)
 
 ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_comm_t **out)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_create_group: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_create_group", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!out)
         return ic_set_error(IC_ERR_ARG, "ic_comm_create_group: out is NULL");
     int idx;
@@ -314,8 +342,11 @@ ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_co
 
 ic_status_t ic_comm_free(ic_comm_t **comm)
 {
-    if (!comm || !*comm)
+    if (!comm)
         return ic_set_error(IC_ERR_COMM, "ic_comm_free: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_free", *comm);
+    if (cst != IC_OK)
+        return cst;
     if ((*comm)->is_world)
         return ic_set_error(IC_ERR_COMM, "ic_comm_free: the world is freed by ic_finalize");
     comm_destroy(*comm);
@@ -325,8 +356,9 @@ ic_status_t ic_comm_free(ic_comm_t **comm)
 
 ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *name)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_set_algorithm: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_set_algorithm", comm);
+    if (cst != IC_OK)
+        return cst;
     if ((unsigned)coll >= IC_COLL_COUNT)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_algorithm: coll %d is not valid", (int)coll);
     ic_comm_drop_cache(comm); /* cached plans may use the old choice */
@@ -348,8 +380,9 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *n
 
 ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[])
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_set_mesh: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_set_mesh", comm);
+    if (cst != IC_OK)
+        return cst;
     if (ndims < 0 || ndims > IC_MESH_MAX_NDIMS)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_mesh: ndims %d is not in 0..%d", ndims,
                             IC_MESH_MAX_NDIMS);
@@ -376,8 +409,9 @@ ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[])
 
 ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int maxdims)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_get_mesh: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_get_mesh", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!ndims)
         return ic_set_error(IC_ERR_ARG, "ic_comm_get_mesh: ndims is NULL");
     if (maxdims > 0 && !dims)
@@ -399,8 +433,9 @@ static bool model_size_ok(size_t size)
 
 ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_set_model: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_set_model", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!m)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m is NULL");
     if (!model_size_ok(m->size))
@@ -423,8 +458,9 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
 
 ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_comm_get_model: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_comm_get_model", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!m)
         return ic_set_error(IC_ERR_ARG, "ic_comm_get_model: m is NULL");
     if (!model_size_ok(m->size))

@@ -10,6 +10,8 @@
 #include "intercom.h"
 #include "transport/transport.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One remembered decision ([Watts94] section 15.1's strategy cache): a
@@ -40,8 +42,18 @@ struct ic_comm {
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
     struct ic_request *cache[IC_COLL_COUNT]; /* last plan of each collective */
     ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */
+    _Atomic int failed;      /* IC_OK, or the error that failed a collective on it
+                              * (written under the progress lock, read without) */
+    char failed_why[256];    /* that error's message, written before failed */
     unsigned strategy_next;
 };
+
+/* True if comm is a live communicator (a freed or garbage handle gives
+ * false without being dereferenced). */
+bool ic_comm_valid(const ic_comm_t *comm);
+/* IC_OK, or IC_ERR_COMM with a message naming fn when comm is NULL or not
+ * a live communicator. */
+ic_status_t ic_comm_check(const char *fn, const ic_comm_t *comm);
 
 /* Split arithmetic: given every member's color and key, computes the
  * members of me's new communicator (indices into the parent, ordered by

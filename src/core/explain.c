@@ -10,8 +10,9 @@
 ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t count,
                        ic_datatype_t dtype, int root, char *buf, size_t len)
 {
-    if (!comm)
-        return ic_set_error(IC_ERR_COMM, "ic_explain: comm is NULL");
+    ic_status_t cst = ic_comm_check("ic_explain", comm);
+    if (cst != IC_OK)
+        return cst;
     if (!buf || len == 0)
         return ic_set_error(IC_ERR_ARG, "ic_explain: buf is NULL or len is 0");
     if ((unsigned)coll >= IC_COLL_COUNT)

@@ -49,8 +49,23 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
     return IC_OK;
 }
 
+void ic_exec_cancel(ic_exec_t *x, ic_status_t st)
+{
+    if (!x->running)
+        return;
+    /* The step whose test failed is finished in the transport already;
+     * cancel is a no-op for it. */
+    for (size_t a = 0; a < x->nactive; a++)
+        x->t->ops->cancel(x->t, &x->req[x->active[a]]);
+    x->nactive = 0;
+    x->nready = 0;
+    x->status = st;
+    x->running = 0;
+}
+
 void ic_exec_release(ic_exec_t *x)
 {
+    ic_exec_cancel(x, IC_ERR_INTERNAL);
     ic_plan_release(&x->plan);
     free(x->succ_first);
     free(x->succ);
@@ -148,8 +163,7 @@ ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
         }
     }
     if (st != IC_OK) {
-        x->status = st;
-        x->running = 0;
+        ic_exec_cancel(x, st);
         return st;
     }
     if (x->ndone == x->plan.nsteps) {

@@ -44,7 +44,15 @@ void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t c
                    uint64_t seq, const void *sendbuf, void *recvbuf);
 
 /* Advances the run without blocking; *done = 1 when every step has
- * completed.  Returns the run's first error (then the run is over). */
+ * completed.  Returns the run's first error: then the run is over and
+ * every transport request it still had in flight has been cancelled, so
+ * nothing touches its buffers any more. */
 ic_status_t ic_exec_progress(ic_exec_t *x, int *done);
+
+/* Ends a run that has not finished (a timeout, a failed communicator):
+ * cancels its transport requests in flight and records st (an error) as
+ * its status.  Nothing touches the run's buffers afterwards.  A no-op for
+ * a run that is not running. */
+void ic_exec_cancel(ic_exec_t *x, ic_status_t st);
 
 #endif

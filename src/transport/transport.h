@@ -53,6 +53,12 @@ typedef struct ic_transport_ops {
      * error (e.g. IC_ERR_PEER_FAILED, IC_ERR_TRANSPORT for a size
      * mismatch) instead of completing. */
     ic_status_t (*test)(ic_transport_t *t, ic_tx_req_t *req, int *done);
+    /* Withdraws a request that has not completed (a failed collective
+     * cancels every request it posted): afterwards the instance neither
+     * refers to the request nor touches its buffer.  A no-op for a request
+     * that has completed or failed.  Returns IC_OK, or an error when the
+     * request was never posted. */
+    ic_status_t (*cancel)(ic_transport_t *t, ic_tx_req_t *req);
     /* Moves pending data without blocking. */
     ic_status_t (*progress)(ic_transport_t *t);
     /* Blocks until something may have changed (a message arrived, a

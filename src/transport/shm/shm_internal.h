@@ -72,6 +72,7 @@ typedef struct shm_bulk_ctl {
     _Alignas(64) _Atomic uint64_t consumed; /* chunks read, by the receiver */
     _Atomic uint64_t cts_id;                /* transfer granted the buffer */
     _Atomic uint64_t cts_base;              /* produced == consumed at the grant */
+    atomic_uint broken; /* a chunked transfer was cancelled midway: the counters are unknown */
 } shm_bulk_ctl_t;
 
 typedef struct shm_seg {
@@ -239,5 +240,6 @@ int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect);
 void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm_rts_t *rts);
 void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
 int ic_shm_rndv_chunk_progress(shm_transport_t *t);
+void ic_shm_rndv_break(shm_transport_t *t, int from, int to);
 
 #endif

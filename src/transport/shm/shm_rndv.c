@@ -33,6 +33,12 @@
  * when it has copied it out, after which the next matched transfer from
  * that sender is granted.  Both sides advance only inside transport calls.
  *
+ * A chunked transfer cancelled midway (a failed collective, on either
+ * side) leaves produced and consumed at values the other side cannot
+ * know, so the pair is marked broken in its control block: from then on
+ * every chunked transfer on that pair fails with IC_ERR_TRANSPORT
+ * ("broken by an earlier failed call") instead of mixing up chunks.
+ *
  * A message to oneself is copied with memcpy directly in both modes.
  */
 #ifndef _GNU_SOURCE
@@ -80,6 +86,49 @@ static ic_status_t cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_
     return IC_OK;
 }
 
+static ic_status_t broken_error(int from, int to)
+{
+    return ic_set_error(IC_ERR_TRANSPORT,
+                        "shm: the bulk buffer of ranks %d -> %d was broken by an earlier failed "
+                        "call (a chunked transfer cancelled midway)",
+                        from, to);
+}
+
+void ic_shm_rndv_break(shm_transport_t *t, int from, int to)
+{
+    atomic_store(&shm_seg_bulk_ctl(&t->seg, from, to)->broken, 1u);
+    ic_shm_ring(&t->seg, from == t->base.rank ? to : from);
+}
+
+/* Fails every chunked transfer of pair from -> to that this rank holds. */
+static int fail_broken(shm_transport_t *t, int peer, int sending)
+{
+    shm_peer_t *P = &t->peers[peer];
+    int ev = 0;
+    if (sending) {
+        shm_req_t *q;
+        if (P->active_send) {
+            q = P->active_send;
+            P->active_send = NULL;
+            ic_shm_complete(t, q, broken_error(t->base.rank, peer));
+            ev++;
+        }
+        while ((q = P->rndv.head)) {
+            shm_list_unlink(&P->rndv, NULL, q);
+            ic_shm_complete(t, q, broken_error(t->base.rank, peer));
+            ev++;
+        }
+    } else {
+        shm_req_t *q;
+        while ((q = P->grants.head)) {
+            shm_list_unlink(&P->grants, NULL, q);
+            ic_shm_complete(t, q, broken_error(peer, t->base.rank));
+            ev++;
+        }
+    }
+    return ev;
+}
+
 /* Tells the sender of transfer xfer how it ended. */
 static void finish_sender(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
 {
@@ -111,6 +160,11 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
             ic_shm_mark_failed(&t->seg, s, 0); /* the sender's process is gone */
         else
             ic_shm_send_fin(t, s, rts->xfer, st);
+        return;
+    }
+    if (atomic_load(&shm_seg_bulk_ctl(&t->seg, s, t->base.rank)->broken)) {
+        ic_shm_complete(t, r, broken_error(s, t->base.rank));
+        ic_shm_send_fin(t, s, rts->xfer, IC_ERR_TRANSPORT);
         return;
     }
     r->xfer = rts->xfer;
@@ -151,6 +205,8 @@ static int send_chunks(shm_transport_t *t, int j)
     const shm_hdr_t *h = t->seg.hdr;
     shm_bulk_ctl_t *c = shm_seg_bulk_ctl(&t->seg, t->base.rank, j);
     int ev = 0;
+    if (atomic_load_explicit(&c->broken, memory_order_relaxed))
+        return fail_broken(t, j, 1);
     if (!P->active_send) {
         uint64_t cts = atomic_load_explicit(&c->cts_id, memory_order_acquire);
         if (cts == P->last_cts)
@@ -206,6 +262,8 @@ static int recv_chunks(shm_transport_t *t, int s)
     const unsigned char *data = shm_seg_bulk_data(&t->seg, s, t->base.rank);
     int ev = 0;
     shm_req_t *r;
+    if (atomic_load_explicit(&c->broken, memory_order_relaxed))
+        return fail_broken(t, s, 0);
     while ((r = P->grants.head)) {
         if (r->state == SHM_RQ_MATCHED) {
             r->state = SHM_RQ_ACTIVE;

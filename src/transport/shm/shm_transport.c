@@ -127,7 +127,10 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
     return IC_OK;
 }
 
-/* Takes r out of whatever list holds it and finishes it with st. */
+/* Takes r out of whatever list holds it and finishes it with st.  A
+ * chunked transfer caught midway leaves the pair's bulk buffer in an
+ * unknown state: the pair is marked broken, and later chunked transfers
+ * on it fail (shm_rndv.c). */
 static void cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
 {
     shm_peer_t *P = &t->peers[r->peer];
@@ -146,15 +149,28 @@ static void cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
         ic_shm_list_remove(&P->grants, r);
         break;
     case SHM_RQ_ACTIVE:
-        if (r->kind == SHM_RQ_SEND)
+        if (r->kind == SHM_RQ_SEND) {
             P->active_send = NULL;
-        else
+            ic_shm_rndv_break(t, t->base.rank, r->peer);
+        } else {
             ic_shm_list_remove(&P->grants, r);
+            ic_shm_rndv_break(t, r->peer, t->base.rank);
+        }
         break;
     default:
         return;
     }
     ic_shm_complete(t, r, st);
+}
+
+static ic_status_t shm_cancel(ic_transport_t *tt, ic_tx_req_t *req)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    shm_req_t *r = (shm_req_t *)(void *)req;
+    if (!t || !r || r->magic != SHM_RQ_MAGIC)
+        return ic_set_error(IC_ERR_ARG, "shm cancel: NULL argument or a request never posted");
+    cancel(t, r, IC_ERR_TRANSPORT);
+    return IC_OK;
 }
 
 static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
@@ -241,6 +257,7 @@ static const ic_transport_ops_t shm_ops = {
     .isend = shm_isend,
     .irecv = shm_irecv,
     .test = shm_test,
+    .cancel = shm_cancel,
     .progress = shm_progress_op,
     .wait = ic_shm_op_wait,
     .wake = ic_shm_op_wake,
