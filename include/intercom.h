@@ -100,8 +100,9 @@ IC_API const char *ic_get_version_string(void);
     X(ERR_TIMEOUT, -13, "timed out")                                           \
     X(ERR_TRANSPORT, -14, "transport error")                                   \
     X(ERR_INTERNAL, -15, "internal error")                                     \
-    X(ERR_REVOKED, -16, "the communicator failed in an earlier call")          \
-    X(ERR_MISMATCH, -17, "ranks called different collectives or arguments")
+    X(ERR_REVOKED, -16, "the communicator has failed (revoked)")               \
+    X(ERR_MISMATCH, -17, "ranks called different collectives or arguments")   \
+    X(ERR_PEER_REJECTED, -18, "another rank rejected its arguments of this call")
 
 typedef enum ic_status {
 #define IC_STATUS_ENUM_(name, value, text) IC_##name = (value),
@@ -271,6 +272,19 @@ IC_API const char *ic_coll_name(ic_coll_t coll);
  * a non-commutative op) makes that call fail with IC_ERR_NOT_APPLICABLE. */
 IC_API ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
                                   const char *name);
+
+/* Turns call checking on (1) or off (0) for comm, as IC_CHECK=1 does for
+ * the world (and its children) at ic_init.  With it on, before every
+ * collective the ranks compare fingerprints of their calls (collective,
+ * root, datatype, count or counts, op, forced algorithm, mesh, model): a
+ * difference fails the call on every rank with IC_ERR_MISMATCH and a
+ * message naming the first differing rank and field, and comm stays
+ * usable.  It costs one small allgather per call, and a nonblocking call
+ * blocks until every rank has reached it.  Local: every rank of comm must
+ * set the same value.  Without it, a message between ranks in different
+ * calls is still caught (IC_ERR_MISMATCH on its receiver), but not every
+ * rank need notice, and the communicator fails (docs/reliability.md). */
+IC_API ic_status_t ic_comm_set_check(ic_comm_t *comm, int on);
 
 /* The cost model the selector prices algorithms with (the model of
  * [Watts94] and [vdG-CCTP], docs/references.md): a message of n bytes

@@ -18,6 +18,7 @@
 #include "core/coll_run.h"
 
 #include "base/status.h"
+#include "core/check.h"
 #include "core/strategy.h"
 #include "algo/validate.h"
 #include "select/catalog.h"
@@ -75,16 +76,34 @@ static ic_status_t revoked(const char *fn, const ic_comm_t *comm)
                         fn, comm->failed_why);
 }
 
-/* Marks comm failed with st (ic_last_error() is its message) and ends
- * every other run of comm in flight with IC_ERR_REVOKED, cancelling their
- * transport requests.  Called with run_lock held. */
-static void comm_fail(ic_comm_t *comm, ic_status_t st)
+/* Tells every other member of comm that this rank will not take part in
+ * call seq (scope IC_NOTICE_CALL) or in any call of comm from seq on
+ * (IC_NOTICE_COMM), with ic_last_error() as the reason.  run_lock held. */
+static void notify_members(ic_comm_t *comm, uint64_t seq, int scope, ic_status_t status)
 {
-    if (atomic_load_explicit(&comm->failed, memory_order_relaxed) == IC_OK) {
-        snprintf(comm->failed_why, sizeof comm->failed_why, "%s: %s", ic_status_string(st),
-                 ic_last_error()[0] ? ic_last_error() : "no message");
-        atomic_store_explicit(&comm->failed, st, memory_order_release);
-    }
+    ic_transport_t *t = comm->t;
+    if (!t)
+        return;
+    char why[IC_NOTICE_TEXT_MAX];
+    snprintf(why, sizeof why, "%s", ic_last_error());
+    ic_match_key_t key = {comm->id, seq, 0, 0};
+    for (int i = 0; i < comm->size; i++)
+        if (i != comm->rank)
+            t->ops->notify(t, comm->world[i], key, scope, status, why);
+    ic_set_error(status, "%s", why); /* the reason stays the last error */
+}
+
+/* Marks comm failed with st (ic_last_error() is its message), ends every
+ * other run of comm in flight with IC_ERR_REVOKED, cancelling their
+ * transport requests, and tells the other members (from call seq on).
+ * Called with run_lock held. */
+static void comm_fail(ic_comm_t *comm, ic_status_t st, uint64_t seq)
+{
+    if (atomic_load_explicit(&comm->failed, memory_order_relaxed) != IC_OK)
+        return;
+    snprintf(comm->failed_why, sizeof comm->failed_why, "%s: %s", ic_status_string(st),
+             ic_last_error()[0] ? ic_last_error() : "no message");
+    atomic_store_explicit(&comm->failed, st, memory_order_release);
     for (ic_request_t *r = active_list, *next; r; r = next) {
         next = r->next;
         if (r->comm != comm)
@@ -92,16 +111,23 @@ static void comm_fail(ic_comm_t *comm, ic_status_t st)
         ic_exec_cancel(&r->x, IC_ERR_REVOKED);
         deactivate(r);
     }
+    if (st != IC_ERR_REVOKED) { /* a revoked member has told everyone already */
+        ic_set_error(st, "%s", comm->failed_why);
+        notify_members(comm, seq, IC_NOTICE_COMM, IC_ERR_REVOKED);
+    }
 }
 
 /* Ends run r with the error st (a timeout, a failed wait): cancels what it
- * has in flight and fails its communicator.  run_lock held. */
+ * has in flight and, unless another rank only rejected this one call
+ * (IC_ERR_PEER_REJECTED: the communicator goes on), fails its
+ * communicator.  run_lock held. */
 static void run_fail(ic_request_t *r, ic_status_t st)
 {
     ic_exec_cancel(&r->x, st);
     if (r->active)
         deactivate(r);
-    comm_fail(r->comm, st);
+    if (st != IC_ERR_PEER_REJECTED)
+        comm_fail(r->comm, st, r->x.key.seq);
 }
 
 /* The status of a run that is over, with its message when it was ended
@@ -242,6 +268,32 @@ static int copy_arrays(ic_request_t *r, const ic_coll_args_t *a, int p)
     return 0;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The call's signature: everything that every rank passes alike and that
+ * shapes the messages (collective, the decision, root, datatype, counts,
+ * the op's kind and commutativity), hashed.  Buffers, IC_IN_PLACE,
+ * displacements and all-to-all(v)'s per-rank counts stay out. */
+static uint32_t call_sig(const ic_coll_args_t *a, const ic_choice_t *c, int p)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    int f[6] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
+                a->op ? (int)a->op->commutative : -1, c->mesh.d};
+    h = fnv(h, f, sizeof f);
+    h = fnv(h, c->al->name, strlen(c->al->name));
+    h = fnv(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
+    h = fnv(h, &a->count, sizeof a->count);
+    if (a->counts && a->coll != IC_COLL_ALLTOALLV)
+        h = fnv(h, a->counts, sizeof(size_t) * (size_t)p);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
 static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a,
                                 ic_request_t **out)
 {
@@ -266,12 +318,115 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
         return st;
     }
     r->comm = comm;
+    r->sig = call_sig(a, &choice, comm->size);
     if (copy_arrays(r, a, comm->size)) {
         request_destroy(r);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
     }
     *out = r;
     return IC_OK;
+}
+
+/* Checks the call's arguments on this rank, decodes IC_IN_PLACE. */
+static ic_status_t check_call(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
+                              const void **sendbuf, void **recvbuf, ic_mode_t mode,
+                              ic_request_t **req)
+{
+    if (mode != IC_MODE_BLOCKING && !req)
+        return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
+    a->model = comm->model;
+    a->mesh = comm->has_mesh ? &comm->mesh : NULL;
+    if (*sendbuf == IC_IN_PLACE) {
+        a->in_place = true;
+        *sendbuf = NULL;
+    }
+    if (*recvbuf == IC_IN_PLACE) { /* scatter(v) at the root */
+        if (a->coll != IC_COLL_SCATTER && a->coll != IC_COLL_SCATTERV)
+            return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf may not be IC_IN_PLACE", fn);
+        a->in_place = true;
+        *recvbuf = NULL;
+    }
+    /* As in MPI, scatterv's and gatherv's displacements matter only at the
+     * root: elsewhere they are neither checked nor read (nor copied into
+     * the plan cache), whatever the pointer. */
+    if ((a->coll == IC_COLL_SCATTERV || a->coll == IC_COLL_GATHERV) && a->root != comm->rank)
+        a->displs = NULL;
+    ic_status_t st = ic_validate_args(fn, a, comm->rank, comm->size);
+    if (st != IC_OK)
+        return st;
+    size_t sb, rb;
+    ic_args_buffer_bytes(a, comm->rank, comm->size, &sb, &rb);
+    if (sb > 0 && !*sendbuf)
+        return ic_set_error(IC_ERR_BUFFER, "%s: sendbuf is NULL but %zu bytes are sent", fn, sb);
+    if (rb > 0 && !*recvbuf)
+        return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf is NULL but %zu bytes are received",
+                            fn, rb);
+    /* Send and receive bytes that overlap without IC_IN_PLACE would be
+     * overwritten while they are still being sent. */
+    uintptr_t s0 = (uintptr_t)*sendbuf, r0 = (uintptr_t)*recvbuf;
+    if (sb > 0 && rb > 0 && s0 < r0 + rb && r0 < s0 + sb)
+        return ic_set_error(IC_ERR_BUFFER,
+                            "%s: sendbuf (%zu bytes) and recvbuf (%zu bytes) overlap; pass "
+                            "IC_IN_PLACE as sendbuf to work in place",
+                            fn, sb, rb);
+    return IC_OK;
+}
+
+/* A call this rank rejects (its arguments, or it could not plan it) still
+ * uses up its sequence number, and the other members are told at once:
+ * their run of the same call fails with IC_ERR_PEER_REJECTED naming this
+ * rank and the reason instead of waiting for it, and the next call
+ * matches on every rank.  A persistent request's planning uses no
+ * sequence number (ic_start does). */
+static ic_status_t reject(ic_comm_t *comm, ic_mode_t mode, ic_status_t st, int nseq)
+{
+    if (mode == IC_MODE_PERSISTENT)
+        return st;
+    char why[IC_NOTICE_TEXT_MAX];
+    snprintf(why, sizeof why, "%s", ic_last_error());
+    pthread_mutex_lock(&run_lock);
+    for (int i = 0; i < nseq; i++) {
+        ic_set_error(st, "%s", why);
+        notify_members(comm, comm->seq++, IC_NOTICE_CALL, IC_ERR_PEER_REJECTED);
+    }
+    pthread_mutex_unlock(&run_lock);
+    return ic_set_error(st, "%s", why);
+}
+
+/* IC_CHECK (check.c): allgathers the call's fingerprint with sequence
+ * number s and compares; the call itself then runs as s + 1.  When the
+ * exchange fails because a rank rejected the call, or the fingerprints
+ * differ, every rank also skips s + 1, so the next call matches and the
+ * communicator goes on. */
+static ic_status_t run_check(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a)
+{
+    ic_status_t st = IC_OK;
+    if (!comm->check_req) {
+        ic_coll_args_t g = {0};
+        g.coll = IC_COLL_ALLGATHER;
+        g.dtype = IC_BYTE;
+        g.count = sizeof(ic_fingerprint_t);
+        g.model = comm->model;
+        comm->check_buf = malloc(sizeof(ic_fingerprint_t) * (size_t)comm->size);
+        st = comm->check_buf ? plan_request(fn, comm, &g, &comm->check_req)
+                             : ic_set_error(IC_ERR_NO_MEM, "%s: IC_CHECK: out of memory", fn);
+        if (st != IC_OK)
+            return st;
+    }
+    ic_fingerprint_t mine;
+    ic_fingerprint_of(comm, a, &mine);
+    ic_request_t *r = comm->check_req;
+    pthread_mutex_lock(&run_lock);
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, r->sig, &mine,
+                  comm->check_buf);
+    activate(r);
+    st = wait_one(r);
+    if (st == IC_OK)
+        st = ic_fingerprints_compare(fn, comm->check_buf, comm->size);
+    if (st == IC_ERR_MISMATCH || st == IC_ERR_PEER_REJECTED)
+        comm->seq++; /* every rank skips the call */
+    pthread_mutex_unlock(&run_lock);
+    return st;
 }
 
 ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
@@ -283,30 +438,15 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         return st;
     if (atomic_load_explicit(&comm->failed, memory_order_acquire) != IC_OK)
         return revoked(fn, comm);
-    if (mode != IC_MODE_BLOCKING && !req)
-        return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
-    a->model = comm->model;
-    a->mesh = comm->has_mesh ? &comm->mesh : NULL;
-    if (sendbuf == IC_IN_PLACE) {
-        a->in_place = true;
-        sendbuf = NULL;
-    }
-    if (recvbuf == IC_IN_PLACE) { /* scatter(v) at the root */
-        if (a->coll != IC_COLL_SCATTER && a->coll != IC_COLL_SCATTERV)
-            return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf may not be IC_IN_PLACE", fn);
-        a->in_place = true;
-        recvbuf = NULL;
-    }
-    st = ic_validate_args(fn, a, comm->rank, comm->size);
+    int checked = comm->check && mode != IC_MODE_PERSISTENT && comm->size > 1;
+    st = check_call(fn, comm, a, &sendbuf, &recvbuf, mode, req);
     if (st != IC_OK)
-        return st;
-    size_t sb, rb;
-    ic_args_buffer_bytes(a, comm->rank, comm->size, &sb, &rb);
-    if (sb > 0 && !sendbuf)
-        return ic_set_error(IC_ERR_BUFFER, "%s: sendbuf is NULL but %zu bytes are sent", fn, sb);
-    if (rb > 0 && !recvbuf)
-        return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf is NULL but %zu bytes are received",
-                            fn, rb);
+        return reject(comm, mode, st, checked ? 2 : 1);
+    if (checked) {
+        st = run_check(fn, comm, a);
+        if (st != IC_OK)
+            return st;
+    }
     ic_request_t *r = NULL;
     ic_request_t *cached = mode == IC_MODE_BLOCKING ? comm->cache[a->coll] : NULL;
     /* ic_comm_set_algorithm drops the cache, so the cached plan still
@@ -316,7 +456,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     } else {
         st = plan_request(fn, comm, a, &r);
         if (st != IC_OK)
-            return st;
+            return reject(comm, mode, st, 1);
         if (mode == IC_MODE_BLOCKING) {
             pthread_mutex_lock(&run_lock);
             request_destroy(comm->cache[a->coll]);
@@ -332,7 +472,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         return IC_OK;
     }
     pthread_mutex_lock(&run_lock);
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, sendbuf, recvbuf);
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, r->sig, sendbuf, recvbuf);
     activate(r);
     if (mode == IC_MODE_NONBLOCKING) {
         pthread_mutex_unlock(&run_lock);
@@ -359,7 +499,11 @@ void ic_comm_drop_cache(ic_comm_t *comm)
         request_destroy(comm->cache[c]);
         comm->cache[c] = NULL;
     }
+    request_destroy(comm->check_req);
+    comm->check_req = NULL;
     pthread_mutex_unlock(&run_lock);
+    free(comm->check_buf);
+    comm->check_buf = NULL;
 }
 
 ic_status_t ic_start(ic_request_t *req)
@@ -370,11 +514,17 @@ ic_status_t ic_start(ic_request_t *req)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is not a persistent request");
     if (atomic_load_explicit(&req->comm->failed, memory_order_acquire) != IC_OK)
         return revoked("ic_start", req->comm);
+    if (req->comm->check && req->comm->size > 1 && !req->active) {
+        ic_status_t st = run_check("ic_start", req->comm, &req->key);
+        if (st != IC_OK)
+            return st;
+    }
     pthread_mutex_lock(&run_lock);
     int active = req->active;
     if (!active) {
         ic_comm_t *c = req->comm;
-        ic_exec_start(&req->x, c->t, c->world, c->id, c->seq++, req->sendbuf, req->recvbuf);
+        ic_exec_start(&req->x, c->t, c->world, c->id, c->seq++, req->sig, req->sendbuf,
+                      req->recvbuf);
         activate(req);
     }
     pthread_mutex_unlock(&run_lock);

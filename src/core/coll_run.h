@@ -20,6 +20,7 @@ struct ic_request {
     void *recvbuf;
     ic_coll_args_t key;     /* arguments the plan was built for (cache) */
     size_t *arrays;         /* owned copies of key's count/displacement arrays */
+    uint32_t sig;           /* the call's signature, carried by its messages */
     int persistent, active;
     struct ic_request *next; /* in the process's list of active requests */
 };

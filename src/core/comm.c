@@ -95,6 +95,7 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->id = id;
     c->model = parent ? parent->model : ic_model_default();
     c->timeout = parent ? parent->timeout : 0;
+    c->check = parent ? parent->check : 0;
     c->t = parent ? parent->t : NULL;
     if (parent)
         memcpy(c->algo, parent->algo, sizeof(c->algo));
@@ -119,7 +120,10 @@ ic_status_t ic_init(ic_comm_t **world)
     if (!world)
         return ic_set_error(IC_ERR_ARG, "ic_init: world is NULL");
     double timeout;
+    int check;
     ic_status_t est = ic_env_seconds("IC_TIMEOUT", 1e9, 0, &timeout);
+    if (est == IC_OK)
+        est = ic_env_flag("IC_CHECK", 0, &check);
     if (est != IC_OK)
         return est;
     const char *name = getenv("IC_SHM_NAME");
@@ -155,6 +159,7 @@ ic_status_t ic_init(ic_comm_t **world)
     c->is_world = 1;
     c->t = t;
     c->timeout = timeout;
+    c->check = check;
     st = load_tune(c);
     if (st == IC_OK)
         st = ic_apply_algo_env(c);
@@ -375,6 +380,17 @@ ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll, const char *n
                             name, ic_coll_name(coll), names);
     }
     comm->algo[coll] = al->name;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_set_check(ic_comm_t *comm, int on)
+{
+    ic_status_t cst = ic_comm_check("ic_comm_set_check", comm);
+    if (cst != IC_OK)
+        return cst;
+    if (on != 0 && on != 1)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_check: on is %d, must be 0 or 1", on);
+    comm->check = on;
     return IC_OK;
 }
 

@@ -39,6 +39,9 @@ struct ic_comm {
     const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
     int is_world;
     double timeout;          /* IC_TIMEOUT: bound on a blocking wait, seconds; 0: none */
+    int check;               /* IC_CHECK: compare fingerprints before each call */
+    struct ic_request *check_req; /* the fingerprints' allgather, planned once */
+    void *check_buf;              /* size fingerprints */
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
     struct ic_request *cache[IC_COLL_COUNT]; /* last plan of each collective */
     ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */

@@ -78,13 +78,14 @@ void ic_exec_release(ic_exec_t *x)
 }
 
 void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t comm_id,
-                   uint64_t seq, const void *sendbuf, void *recvbuf)
+                   uint64_t seq, uint32_t sig, const void *sendbuf, void *recvbuf)
 {
     x->t = t;
     x->world = world;
     x->key.comm = comm_id;
     x->key.seq = seq;
     x->key.tag = 0;
+    x->key.sig = sig;
     x->buf[IC_BUF_NONE] = NULL;
     x->buf[IC_BUF_SEND] = (unsigned char *)sendbuf;
     x->buf[IC_BUF_RECV] = recvbuf;

@@ -39,9 +39,10 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan);
 /* Frees everything of x (it must not be running). */
 void ic_exec_release(ic_exec_t *x);
 
-/* Binds buffers and starts a run: steps with no dependency become ready. */
+/* Binds buffers and starts a run: steps with no dependency become ready.
+ * Its messages carry (comm_id, seq, step tag) and the call's signature. */
 void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t comm_id,
-                   uint64_t seq, const void *sendbuf, void *recvbuf);
+                   uint64_t seq, uint32_t sig, const void *sendbuf, void *recvbuf);
 
 /* Advances the run without blocking; *done = 1 when every step has
  * completed.  Returns the run's first error: then the run is over and

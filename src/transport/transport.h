@@ -28,7 +28,20 @@ typedef struct ic_match_key {
     uint64_t comm; /* communicator context id */
     uint64_t seq;  /* collective sequence number on that communicator */
     uint32_t tag;  /* plan step tag */
+    /* The call's signature (collective, algorithm, root, datatype, counts,
+     * op): not part of the match, but carried with the message; a receive
+     * that matches a message with another signature fails with
+     * IC_ERR_MISMATCH (and so does the sender of a rendezvous message), so
+     * ranks in different calls never silently exchange data. */
+    uint32_t sig;
 } ic_match_key_t;
+
+/* Scopes of a failure notice (ops->notify). */
+enum {
+    IC_NOTICE_CALL = 1, /* the call key.comm/key.seq only (a rank rejected its arguments) */
+    IC_NOTICE_COMM = 2  /* every call of key.comm from key.seq on (the communicator failed) */
+};
+#define IC_NOTICE_TEXT_MAX 200 /* bytes of a notice's text, NUL included */
 
 /* A request: storage owned by the caller (the executor keeps one per
  * SEND/RECV step), opaque to it.  Large enough for every backend. */
@@ -59,6 +72,15 @@ typedef struct ic_transport_ops {
      * that has completed or failed.  Returns IC_OK, or an error when the
      * request was never posted. */
     ic_status_t (*cancel)(ic_transport_t *t, ic_tx_req_t *req);
+    /* Tells peer that this rank will not take part in a call (scope
+     * IC_NOTICE_CALL) or in any later call of a communicator (scope
+     * IC_NOTICE_COMM).  The peer fails every request of those calls,
+     * posted now or later, with status (IC_ERR_PEER_REJECTED,
+     * IC_ERR_REVOKED) and a message naming this rank and text.  Never
+     * blocks; the notice is delivered in order with this rank's other
+     * messages to peer. */
+    ic_status_t (*notify)(ic_transport_t *t, int peer, ic_match_key_t key, int scope,
+                          ic_status_t status, const char *text);
     /* Moves pending data without blocking. */
     ic_status_t (*progress)(ic_transport_t *t);
     /* Blocks until something may have changed (a message arrived, a

@@ -149,7 +149,7 @@ static inline ic_status_t wait_all(ic_transport_t *t, ic_tx_req_t *req, int n, c
 
 static inline ic_match_key_t mkkey(uint64_t comm, uint64_t seq, uint32_t tag)
 {
-    ic_match_key_t k = {comm, seq, tag};
+    ic_match_key_t k = {comm, seq, tag, 0};
     return k;
 }
 

@@ -503,7 +503,7 @@ static void test_status_strings(void)
     }
     IC_STATUS_MAP(IC_T_)
 #undef IC_T_
-    CHECK(n == 19, "%d status codes", n);
+    CHECK(n == 20, "%d status codes", n);
     CHECK(strcmp(ic_status_string((ic_status_t)42), "unknown status") == 0, "unknown code");
 }
 

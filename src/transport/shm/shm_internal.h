@@ -25,14 +25,16 @@
 #include "transport/shm/shm_queue.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 1u
+#define SHM_VERSION 2u
 #define SHM_MAX_RANKS 256
 #define SHM_NAME_MAX 32
+#define SHM_CALLS 64
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
@@ -149,6 +151,14 @@ typedef struct shm_fin {
     int32_t status;
 } shm_fin_t;
 
+/* A failure notice (ops->notify), sent or received. */
+typedef struct shm_notice {
+    uint64_t comm, seq;
+    int32_t scope, status;
+    int32_t from; /* the rank that sent it */
+    char text[IC_NOTICE_TEXT_MAX];
+} shm_notice_t;
+
 /* What one rank keeps about one peer (process-private). */
 typedef struct shm_peer {
     shm_qend_t out, in; /* me -> peer (producer), peer -> me (consumer) */
@@ -163,6 +173,8 @@ typedef struct shm_peer {
     uint64_t consumed;      /* my copy of bulk(peer -> me).consumed */
     shm_fin_t *fins;        /* FINs waiting for room in the queue */
     uint32_t nfins, capfins;
+    shm_notice_t *notes;    /* notices waiting for room in the queue (after the FINs) */
+    uint32_t nnotes, capnotes;
     uint32_t npending; /* requests in flight with this peer */
     uint64_t last_check_ns;
 } shm_peer_t;
@@ -178,6 +190,17 @@ typedef struct shm_transport {
     uint32_t nbacklog;   /* backlogged sends + FINs, over all peers */
     uint32_t nchunked;   /* chunked sends and receives in flight */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */
+    shm_notice_t *notices; /* notices received: the calls that fail here */
+    uint32_t nnotices, capnotices;
+    uint32_t nux; /* unexpected messages buffered, over all peers */
+    /* The last SHM_CALLS calls this rank posted requests for (comm, seq,
+     * signature): a message of one of them with another signature is
+     * from a rank in a different call (shm_notice.c). */
+    struct shm_call {
+        uint64_t comm, seq;
+        uint32_t sig;
+    } calls[SHM_CALLS];
+    uint32_t ncalls;
 } shm_transport_t;
 
 /* Lists. */
@@ -222,10 +245,34 @@ void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
 void ic_shm_op_wake(ic_transport_t *tt);
 
+/* Keys match on (comm, seq, tag); the signature is checked after a match. */
 static inline int shm_key_eq(const ic_match_key_t *a, const ic_match_key_t *b)
 {
     return a->comm == b->comm && a->seq == b->seq && a->tag == b->tag;
 }
+
+/* shm_notice.c */
+ic_status_t ic_shm_notify_op(ic_transport_t *tt, int peer, ic_match_key_t key, int scope,
+                             ic_status_t status, const char *text);
+int ic_shm_flush_notices(shm_transport_t *t, int peer);
+/* A NOTICE message m from rank from, with its text: records it and fails
+ * every request of the calls it names. */
+void ic_shm_notice_received(shm_transport_t *t, int from, const shm_msg_t *m, const char *text);
+/* The notice that fails calls with key, or NULL (fast when there are none). */
+const shm_notice_t *ic_shm_notice_find(const shm_transport_t *t, const ic_match_key_t *key);
+/* Sets the message of a request failed by notice n and returns its status. */
+ic_status_t ic_shm_notice_error(const shm_notice_t *n);
+/* Remembers that this rank posts a request of call key (isend/irecv); a
+ * new call is checked against the messages already buffered. */
+void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key);
+/* An unexpected message with key from peer: true (and the call fails
+ * here, as by a notice with IC_ERR_MISMATCH) when this rank posted the
+ * same call with another signature. */
+bool ic_shm_stray(shm_transport_t *t, int peer, const ic_match_key_t *key);
+/* The error of a receive that matched a message of another call (sig). */
+ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig);
+/* Cancels r (any state) with st (shm_transport.c). */
+void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st);
 
 /* ic_shm_progress.c */
 ic_status_t ic_shm_progress(shm_transport_t *t, int *events);

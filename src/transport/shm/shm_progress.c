@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,7 @@ static void set_key(shm_msg_t *m, const ic_match_key_t *k)
     m->comm = k->comm;
     m->seq = k->seq;
     m->tag = k->tag;
+    m->sig = k->sig;
 }
 
 /* Puts a send's EAGER message or RTS into the queue; 1 if it went in. */
@@ -158,7 +160,9 @@ static int flush_peer(shm_transport_t *t, int peer)
         t->nbacklog -= k;
         moved = 1;
     }
-    while (P->nfins == 0 && P->backlog.head && ic_shm_push_send(t, P->backlog.head)) {
+    if (P->nfins == 0 && P->nnotes > 0 && ic_shm_flush_notices(t, peer) > 0)
+        moved = 1;
+    while (P->nfins == 0 && P->nnotes == 0 && P->backlog.head && ic_shm_push_send(t, P->backlog.head)) {
         shm_req_t *r = P->backlog.head;
         shm_list_unlink(&P->backlog, NULL, r);
         t->nbacklog--;
@@ -170,6 +174,31 @@ static int flush_peer(shm_transport_t *t, int peer)
     return moved;
 }
 
+/* Checks a message header read from the shared segment before trusting
+ * it: its type, its cell count against its length and the ring, and the
+ * length against what its type allows.  A peer that writes garbage into
+ * the segment gets the job failed, never a wild read or write here. */
+static ic_status_t check_msg(shm_transport_t *t, int s, const shm_msg_t *m)
+{
+    const shm_hdr_t *h = t->seg.hdr;
+    uint64_t max_len = m->type == SHM_MSG_EAGER    ? h->eager_max
+                       : m->type == SHM_MSG_NOTICE ? IC_NOTICE_TEXT_MAX
+                       : m->type == SHM_MSG_RTS    ? UINT64_MAX
+                                                   : 0;
+    uint64_t payload = m->type == SHM_MSG_RTS ? sizeof(shm_rts_t) : m->len;
+    bool ok = m->type >= SHM_MSG_EAGER && m->type <= SHM_MSG_NOTICE && m->len <= max_len &&
+              (m->type != SHM_MSG_NOTICE || m->len >= 1) &&
+              m->ncells == shm_q_cells_for(payload) && m->ncells <= h->ncells;
+    if (ok)
+        return IC_OK;
+    atomic_store(&t->seg.hdr->job_failed, 1u);
+    ic_shm_ring_all(&t->seg);
+    return ic_set_error(IC_ERR_TRANSPORT,
+                        "shm: corrupt message from rank %d (type %u, length %llu, %u cells): "
+                        "the job is stopped",
+                        s, m->type, (unsigned long long)m->len, m->ncells);
+}
+
 /* Handles every message waiting in the queue from peer s. */
 static ic_status_t drain(shm_transport_t *t, int s, int *events)
 {
@@ -178,25 +207,47 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
     int popped = 0;
     const shm_msg_t *m;
     while ((m = ic_shm_q_peek(&P->in))) {
-        ic_match_key_t key = {m->comm, m->seq, m->tag};
-        if (m->type == SHM_MSG_FIN) {
-            ic_shm_rndv_fin(t, s, m->seq, (ic_status_t)(int32_t)m->tag);
-        } else if (m->type == SHM_MSG_EAGER || m->type == SHM_MSG_RTS) {
+        const shm_msg_t mh = *m; /* read once from the shared segment */
+        ic_match_key_t key = {mh.comm, mh.seq, mh.tag, mh.sig};
+        st = check_msg(t, s, &mh);
+        if (st != IC_OK)
+            break;
+        if (mh.type == SHM_MSG_FIN) {
+            ic_shm_rndv_fin(t, s, mh.seq, (ic_status_t)(int32_t)mh.tag);
+        } else if (mh.type == SHM_MSG_NOTICE) {
+            char text[IC_NOTICE_TEXT_MAX];
+            ic_shm_q_read(&P->in, 0, text, (size_t)mh.len);
+            text[mh.len - 1] = '\0';
+            ic_shm_notice_received(t, s, &mh, text);
+        } else {
             shm_req_t *r = take_posted(P, &key);
             shm_rts_t rts = {0, 0};
-            if (m->type == SHM_MSG_RTS)
+            if (mh.type == SHM_MSG_RTS)
                 ic_shm_q_read(&P->in, 0, &rts, sizeof rts);
-            if (r && m->type == SHM_MSG_RTS) {
-                ic_shm_rndv_match(t, r, m->len, &rts);
+            const shm_notice_t *n = r || !t->nnotices ? NULL : ic_shm_notice_find(t, &key);
+            if (r && r->key.sig != key.sig) {
+                ic_shm_complete(t, r, ic_shm_sig_mismatch(r, key.sig));
+                if (mh.type == SHM_MSG_RTS)
+                    ic_shm_send_fin(t, s, rts.xfer, IC_ERR_MISMATCH);
+            } else if (r && mh.type == SHM_MSG_RTS) {
+                ic_shm_rndv_match(t, r, mh.len, &rts);
             } else if (r) {
-                if (r->bytes != m->len) {
-                    ic_shm_complete(t, r, ic_shm_size_mismatch(r, m->len));
+                if (r->bytes != mh.len) {
+                    ic_shm_complete(t, r, ic_shm_size_mismatch(r, mh.len));
                 } else {
                     ic_shm_q_read(&P->in, 0, r->buf, r->bytes);
                     ic_shm_complete(t, r, IC_OK);
                 }
+            } else if (n) {
+                /* A message of a call that failed here: nobody will take it. */
+                if (mh.type == SHM_MSG_RTS)
+                    ic_shm_send_fin(t, s, rts.xfer, (ic_status_t)n->status);
+            } else if (ic_shm_stray(t, s, &key)) {
+                /* A message of a call this rank made with another signature. */
+                if (mh.type == SHM_MSG_RTS)
+                    ic_shm_send_fin(t, s, rts.xfer, IC_ERR_MISMATCH);
             } else {
-                size_t keep = m->type == SHM_MSG_EAGER ? (size_t)m->len : 0;
+                size_t keep = mh.type == SHM_MSG_EAGER ? (size_t)mh.len : 0;
                 shm_ux_t *u = malloc(sizeof(*u) + keep);
                 if (!u) {
                     st = ic_set_error(IC_ERR_NO_MEM,
@@ -207,20 +258,17 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
                 }
                 u->next = NULL;
                 u->key = key;
-                u->len = m->len;
+                u->len = mh.len;
                 u->rts = rts;
-                u->is_rts = m->type == SHM_MSG_RTS;
+                u->is_rts = mh.type == SHM_MSG_RTS;
                 ic_shm_q_read(&P->in, 0, u->data, keep);
                 if (P->ux_tail)
                     P->ux_tail->next = u;
                 else
                     P->ux_head = u;
                 P->ux_tail = u;
+                t->nux++;
             }
-        } else {
-            st = ic_set_error(IC_ERR_INTERNAL, "shm: corrupt message type %u from rank %d", m->type,
-                              s);
-            break;
         }
         ic_shm_q_pop(&P->in, m);
         popped++;

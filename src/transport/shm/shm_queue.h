@@ -12,10 +12,10 @@
  *   cells:  | hdr+payload | payload | payload | hdr+payload | ...
  *                ^ tail                          ^ head
  *
- * A message starts on a cell boundary with a 32-byte header (shm_msg_t);
+ * A message starts on a cell boundary with a 40-byte header (shm_msg_t);
  * its payload follows the header as one byte stream that runs on through
  * the next cells and may wrap around the end of the ring, so a message
- * takes ceil((32 + len) / 64) cells.  The producer writes the cells, then
+ * takes ceil((40 + len) / 64) cells.  The producer writes the cells, then
  * publishes them with a release store of head; the consumer reads head
  * with acquire, reads the cells, and hands them back with a release store
  * of tail.  Each side caches the other side's index in private memory
@@ -35,23 +35,28 @@
 #include <stdint.h>
 
 #define SHM_CELL 64u    /* bytes in one cell: one cache line */
-#define SHM_MSG_HDR 32u /* bytes of header at the start of a message */
+#define SHM_MSG_HDR 40u /* bytes of header at the start of a message */
 
-enum { SHM_MSG_EAGER = 1, SHM_MSG_RTS = 2, SHM_MSG_FIN = 3 };
+enum { SHM_MSG_EAGER = 1, SHM_MSG_RTS = 2, SHM_MSG_FIN = 3, SHM_MSG_NOTICE = 4 };
 
 /* The header of one message.  EAGER: key, len payload bytes inline.
  * RTS (request to send, rendezvous): key, len = message size, payload =
  * shm_rts_t.  FIN (receiver -> sender, rendezvous finished): seq = the
- * transfer id, tag = the receiver's status (an ic_status_t), no payload. */
+ * transfer id, tag = the receiver's status (an ic_status_t), no payload.
+ * NOTICE (ops->notify): comm, seq, scope, tag = the status, payload = len
+ * bytes of text.  sig is the call's signature (transport.h). */
 typedef struct shm_msg {
     uint8_t type;
-    uint8_t pad;
+    uint8_t scope;   /* NOTICE: IC_NOTICE_CALL or IC_NOTICE_COMM */
     uint16_t ncells; /* cells this message occupies, header included */
     uint32_t tag;
     uint64_t comm;
     uint64_t seq;
     uint64_t len;
+    uint32_t sig;
+    uint32_t pad;
 } shm_msg_t;
+_Static_assert(sizeof(shm_msg_t) == SHM_MSG_HDR, "the header is SHM_MSG_HDR bytes");
 
 typedef struct shm_rts {
     uint64_t addr; /* the sender's buffer, in the sender's address space */

@@ -86,8 +86,13 @@ static ic_status_t cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_
     return IC_OK;
 }
 
-static ic_status_t broken_error(int from, int to)
+/* The error of a chunked transfer on a broken pair; a failure of the job
+ * (which is why transfers get cancelled midway) is reported as such. */
+static ic_status_t broken_error(shm_transport_t *t, int from, int to)
 {
+    ic_status_t st = ic_shm_check_job(t);
+    if (st != IC_OK)
+        return st;
     return ic_set_error(IC_ERR_TRANSPORT,
                         "shm: the bulk buffer of ranks %d -> %d was broken by an earlier failed "
                         "call (a chunked transfer cancelled midway)",
@@ -96,6 +101,8 @@ static ic_status_t broken_error(int from, int to)
 
 void ic_shm_rndv_break(shm_transport_t *t, int from, int to)
 {
+    if (ic_shm_check_job(t) != IC_OK)
+        return; /* the job is over anyway */
     atomic_store(&shm_seg_bulk_ctl(&t->seg, from, to)->broken, 1u);
     ic_shm_ring(&t->seg, from == t->base.rank ? to : from);
 }
@@ -110,19 +117,19 @@ static int fail_broken(shm_transport_t *t, int peer, int sending)
         if (P->active_send) {
             q = P->active_send;
             P->active_send = NULL;
-            ic_shm_complete(t, q, broken_error(t->base.rank, peer));
+            ic_shm_complete(t, q, broken_error(t, t->base.rank, peer));
             ev++;
         }
         while ((q = P->rndv.head)) {
             shm_list_unlink(&P->rndv, NULL, q);
-            ic_shm_complete(t, q, broken_error(t->base.rank, peer));
+            ic_shm_complete(t, q, broken_error(t, t->base.rank, peer));
             ev++;
         }
     } else {
         shm_req_t *q;
         while ((q = P->grants.head)) {
             shm_list_unlink(&P->grants, NULL, q);
-            ic_shm_complete(t, q, broken_error(peer, t->base.rank));
+            ic_shm_complete(t, q, broken_error(t, peer, t->base.rank));
             ev++;
         }
     }
@@ -163,7 +170,7 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
         return;
     }
     if (atomic_load(&shm_seg_bulk_ctl(&t->seg, s, t->base.rank)->broken)) {
-        ic_shm_complete(t, r, broken_error(s, t->base.rank));
+        ic_shm_complete(t, r, broken_error(t, s, t->base.rank));
         ic_shm_send_fin(t, s, rts->xfer, IC_ERR_TRANSPORT);
         return;
     }

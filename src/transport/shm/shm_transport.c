@@ -78,6 +78,12 @@ static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, c
     shm_req_t *r = init_req(req, SHM_RQ_SEND, peer, key, (void *)(uintptr_t)buf, bytes);
     shm_peer_t *P = &t->peers[peer];
     P->npending++;
+    ic_shm_note_call(t, &key);
+    const shm_notice_t *n = t->nnotices ? ic_shm_notice_find(t, &key) : NULL;
+    if (n) { /* the call failed here already */
+        ic_shm_complete(t, r, ic_shm_notice_error(n));
+        return IC_OK;
+    }
     if (bytes > t->seg.hdr->eager_max)
         r->xfer = t->next_xfer++;
     if (!P->backlog.head && P->nfins == 0 && ic_shm_push_send(t, r)) {
@@ -101,6 +107,12 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
     shm_req_t *r = init_req(req, SHM_RQ_RECV, peer, key, buf, bytes);
     shm_peer_t *P = &t->peers[peer];
     P->npending++;
+    ic_shm_note_call(t, &key);
+    const shm_notice_t *n = t->nnotices ? ic_shm_notice_find(t, &key) : NULL;
+    if (n) { /* the call failed here already */
+        ic_shm_complete(t, r, ic_shm_notice_error(n));
+        return IC_OK;
+    }
     for (shm_ux_t *prev = NULL, *u = P->ux_head; u; prev = u, u = u->next) {
         if (!shm_key_eq(&u->key, &key))
             continue;
@@ -110,7 +122,12 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
             P->ux_head = u->next;
         if (P->ux_tail == u)
             P->ux_tail = prev;
-        if (u->is_rts) {
+        t->nux--;
+        if (u->key.sig != key.sig) {
+            ic_shm_complete(t, r, ic_shm_sig_mismatch(r, u->key.sig));
+            if (u->is_rts)
+                ic_shm_send_fin(t, peer, u->rts.xfer, IC_ERR_MISMATCH);
+        } else if (u->is_rts) {
             ic_shm_rndv_match(t, r, u->len, &u->rts);
         } else if (u->len != bytes) {
             ic_shm_complete(t, r, ic_shm_size_mismatch(r, u->len));
@@ -131,7 +148,7 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
  * chunked transfer caught midway leaves the pair's bulk buffer in an
  * unknown state: the pair is marked broken, and later chunked transfers
  * on it fail (shm_rndv.c). */
-static void cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
+void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
 {
     shm_peer_t *P = &t->peers[r->peer];
     switch (r->state) {
@@ -169,8 +186,21 @@ static ic_status_t shm_cancel(ic_transport_t *tt, ic_tx_req_t *req)
     shm_req_t *r = (shm_req_t *)(void *)req;
     if (!t || !r || r->magic != SHM_RQ_MAGIC)
         return ic_set_error(IC_ERR_ARG, "shm cancel: NULL argument or a request never posted");
-    cancel(t, r, IC_ERR_TRANSPORT);
+    ic_shm_cancel(t, r, IC_ERR_TRANSPORT);
     return IC_OK;
+}
+
+/* The status of a finished request; a request failed by a notice gets
+ * the notice's message again (it may have been drained long before). */
+static ic_status_t finished_status(const shm_transport_t *t, const shm_req_t *r)
+{
+    if (r->status == IC_ERR_PEER_REJECTED || r->status == IC_ERR_REVOKED ||
+        r->status == IC_ERR_MISMATCH) {
+        const shm_notice_t *n = ic_shm_notice_find(t, &r->key);
+        if (n)
+            return ic_shm_notice_error(n);
+    }
+    return r->status;
 }
 
 static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
@@ -182,18 +212,18 @@ static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
     *done = 0;
     if (r->state == SHM_RQ_DONE || r->state == SHM_RQ_ERROR) {
         *done = r->state == SHM_RQ_DONE;
-        return r->status;
+        return finished_status(t, r);
     }
     ic_status_t st = ic_shm_progress(t, NULL);
     if (st != IC_OK)
         return st;
     if (r->state == SHM_RQ_DONE || r->state == SHM_RQ_ERROR) {
         *done = r->state == SHM_RQ_DONE;
-        return r->status;
+        return finished_status(t, r);
     }
     st = ic_shm_check_peer(t, r->peer, 0);
     if (st != IC_OK)
-        cancel(t, r, st);
+        ic_shm_cancel(t, r, st);
     return st;
 }
 
@@ -236,9 +266,11 @@ static void free_instance(shm_transport_t *t)
                 u = n;
             }
             free(t->peers[i].fins);
+            free(t->peers[i].notes);
         }
         free(t->peers);
     }
+    free(t->notices);
     ic_shm_seg_unmap(&t->seg);
     free(t);
 }
@@ -258,6 +290,7 @@ static const ic_transport_ops_t shm_ops = {
     .irecv = shm_irecv,
     .test = shm_test,
     .cancel = shm_cancel,
+    .notify = ic_shm_notify_op,
     .progress = shm_progress_op,
     .wait = ic_shm_op_wait,
     .wake = ic_shm_op_wake,

@@ -1,0 +1,286 @@
+/*
+ * shm_notice.c — failure notices between ranks (ops->notify).
+ *
+ * A rank that will not take part in a call (it rejected its arguments:
+ * scope IC_NOTICE_CALL) or in any later call of a communicator (the
+ * communicator failed there: IC_NOTICE_COMM) sends a NOTICE message to
+ * the other members.  It travels in the pair's queue like any small
+ * message (after the FINs that wait for room, before the sends that do),
+ * so a receiver sees it within one wake-up.
+ *
+ * The receiver records the notice and fails, with the notice's status
+ * and a message naming the sender and its text, every request of the
+ * calls it names that this rank has in flight (posted receives, sends
+ * waiting for room or for their receiver, chunked transfers: those break
+ * their pair, shm_rndv.c) and every one it posts later; messages of those
+ * calls that arrive later are dropped (an RTS is answered with a FIN, so
+ * its sender does not wait).  The record is kept: scope COMM for the life
+ * of the instance, scope CALL up to NOTICE_KEEP of them (the oldest are
+ * forgotten first; a call older than that has long been posted).
+ *
+ * Stray messages.  A message whose (comm, seq, tag) matches a posted
+ * receive but whose signature differs is caught at the match.  One that
+ * matches nothing may still belong to a call this rank made differently
+ * (another root sends to other ranks, another collective uses other
+ * tags): each rank remembers the (comm, seq, signature) of its last
+ * SHM_CALLS calls, and a message of such a call with another signature,
+ * arriving before or after the call was posted, fails the call and the
+ * later ones of that communicator here as a local notice with
+ * IC_ERR_MISMATCH.  The rank that called differently learns it from the
+ * notice the core then sends (IC_ERR_REVOKED).
+ */
+#include "base/status.h"
+#include "transport/shm/shm_internal.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOTICE_KEEP 256
+
+static int covers(const shm_notice_t *n, const ic_match_key_t *k)
+{
+    return n->comm == k->comm && (n->scope == IC_NOTICE_COMM ? k->seq >= n->seq : k->seq == n->seq);
+}
+
+const shm_notice_t *ic_shm_notice_find(const shm_transport_t *t, const ic_match_key_t *key)
+{
+    for (uint32_t i = 0; i < t->nnotices; i++)
+        if (covers(&t->notices[i], key))
+            return &t->notices[i];
+    return NULL;
+}
+
+ic_status_t ic_shm_notice_error(const shm_notice_t *n)
+{
+    if (n->status == IC_ERR_MISMATCH)
+        return ic_set_error(IC_ERR_MISMATCH, "%s", n->text);
+    if (n->scope == IC_NOTICE_CALL)
+        return ic_set_error((ic_status_t)n->status,
+                            "rank %d (of the job) rejected its arguments of this call: %s",
+                            n->from, n->text);
+    return ic_set_error((ic_status_t)n->status,
+                        "the communicator failed on rank %d (of the job): %s", n->from, n->text);
+}
+
+ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig)
+{
+    return ic_set_error(IC_ERR_MISMATCH,
+                        "shm: rank %d's message (comm %llu, seq %llu, tag %u) belongs to another "
+                        "call (signature %08x, this call's %08x): the ranks called different "
+                        "collectives, roots, counts, datatypes or operations",
+                        r->peer, (unsigned long long)r->key.comm, (unsigned long long)r->key.seq,
+                        r->key.tag, sig, r->key.sig);
+}
+
+static int push_notice(shm_transport_t *t, int peer, const shm_notice_t *n)
+{
+    shm_msg_t m;
+    memset(&m, 0, sizeof m);
+    m.type = SHM_MSG_NOTICE;
+    m.scope = (uint8_t)n->scope;
+    m.tag = (uint32_t)n->status;
+    m.comm = n->comm;
+    m.seq = n->seq;
+    m.len = strlen(n->text) + 1;
+    return ic_shm_q_push(&t->peers[peer].out, &m, n->text, (size_t)m.len);
+}
+
+int ic_shm_flush_notices(shm_transport_t *t, int peer)
+{
+    shm_peer_t *P = &t->peers[peer];
+    uint32_t k = 0;
+    while (k < P->nnotes && push_notice(t, peer, &P->notes[k]))
+        k++;
+    if (k > 0) {
+        memmove(P->notes, P->notes + k, (P->nnotes - k) * sizeof(*P->notes));
+        P->nnotes -= k;
+        t->nbacklog -= k;
+    }
+    return (int)k;
+}
+
+ic_status_t ic_shm_notify_op(ic_transport_t *tt, int peer, ic_match_key_t key, int scope,
+                             ic_status_t status, const char *text)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    if (!t || peer < 0 || peer >= tt->size || peer == tt->rank ||
+        (scope != IC_NOTICE_CALL && scope != IC_NOTICE_COMM))
+        return ic_set_error(IC_ERR_ARG, "shm notify: bad transport, peer %d or scope %d", peer,
+                            scope);
+    shm_notice_t n;
+    memset(&n, 0, sizeof n);
+    n.comm = key.comm;
+    n.seq = key.seq;
+    n.scope = scope;
+    n.status = status;
+    n.from = tt->rank;
+    snprintf(n.text, sizeof n.text, "%s", text ? text : "");
+    shm_peer_t *P = &t->peers[peer];
+    if (P->nfins == 0 && P->nnotes == 0 && push_notice(t, peer, &n)) {
+        ic_shm_ring(&t->seg, peer);
+        return IC_OK;
+    }
+    if (P->nnotes == P->capnotes) {
+        uint32_t cap = P->capnotes ? 2 * P->capnotes : 4;
+        shm_notice_t *g = realloc(P->notes, cap * sizeof(*g));
+        if (!g)
+            return ic_set_error(IC_ERR_NO_MEM, "shm notify: out of memory");
+        P->notes = g;
+        P->capnotes = cap;
+    }
+    P->notes[P->nnotes++] = n;
+    t->nbacklog++;
+    return IC_OK;
+}
+
+/* Fails the requests of list l (of peer P) that n covers. */
+static void fail_list(shm_transport_t *t, shm_list_t *l, const shm_notice_t *n, ic_status_t st)
+{
+    for (shm_req_t *q = l->head, *next; q; q = next) {
+        next = q->next;
+        if (covers(n, &q->key))
+            ic_shm_cancel(t, q, st);
+    }
+}
+
+static void apply(shm_transport_t *t, const shm_notice_t *n)
+{
+    ic_status_t st = (ic_status_t)n->status;
+    for (int i = 0; i < t->base.size; i++) {
+        shm_peer_t *P = &t->peers[i];
+        fail_list(t, &P->posted, n, st);
+        fail_list(t, &P->backlog, n, st);
+        fail_list(t, &P->rndv, n, st);
+        fail_list(t, &P->grants, n, st);
+        if (P->active_send && covers(n, &P->active_send->key))
+            ic_shm_cancel(t, P->active_send, st);
+        /* Messages of the failed calls that no receive will take. */
+        for (shm_ux_t *prev = NULL, *u = P->ux_head, *next; u; u = next) {
+            next = u->next;
+            if (!covers(n, &u->key)) {
+                prev = u;
+                continue;
+            }
+            if (prev)
+                prev->next = next;
+            else
+                P->ux_head = next;
+            if (P->ux_tail == u)
+                P->ux_tail = prev;
+            if (u->is_rts)
+                ic_shm_send_fin(t, i, u->rts.xfer, st);
+            free(u);
+            t->nux--;
+        }
+    }
+}
+
+/* Records n (a copy) in the table, dropping the oldest call-scope notice
+ * when the table is full; returns the recorded copy or NULL. */
+static shm_notice_t *record(shm_transport_t *t, const shm_notice_t *n)
+{
+    if (t->nnotices == t->capnotices) {
+        uint32_t cap = t->capnotices ? 2 * t->capnotices : 8;
+        shm_notice_t *g = cap <= 2 * NOTICE_KEEP ? realloc(t->notices, cap * sizeof(*g)) : NULL;
+        if (g) {
+            t->notices = g;
+            t->capnotices = cap;
+        } else {
+            uint32_t i = 0;
+            while (i < t->nnotices && t->notices[i].scope != IC_NOTICE_CALL)
+                i++;
+            if (i == t->nnotices)
+                return NULL; /* only communicator notices (and no memory): keep those */
+            memmove(&t->notices[i], &t->notices[i + 1],
+                    (t->nnotices - i - 1) * sizeof(*t->notices));
+            t->nnotices--;
+        }
+    }
+    t->notices[t->nnotices] = *n;
+    return &t->notices[t->nnotices++];
+}
+
+/* A message from peer with key belongs to another call than this rank's
+ * call key.comm/key.seq (signature sig): the communicator fails here from
+ * that call on. */
+static void mismatch_found(shm_transport_t *t, int peer, const ic_match_key_t *key, uint32_t sig)
+{
+    shm_notice_t n;
+    memset(&n, 0, sizeof n);
+    n.comm = key->comm;
+    n.seq = key->seq;
+    n.scope = IC_NOTICE_COMM;
+    n.status = IC_ERR_MISMATCH;
+    n.from = peer;
+    snprintf(n.text, sizeof n.text,
+             "shm: rank %d sent a message of call %llu with signature %08x, this rank's call "
+             "has %08x (the ranks called different collectives or arguments)",
+             peer, (unsigned long long)key->seq, key->sig, sig);
+    const shm_notice_t *r = record(t, &n);
+    if (r)
+        apply(t, r);
+}
+
+static const struct shm_call *find_call(const shm_transport_t *t, uint64_t comm, uint64_t seq)
+{
+    uint32_t n = t->ncalls < SHM_CALLS ? t->ncalls : SHM_CALLS;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct shm_call *c = &t->calls[(t->ncalls - 1 - i) % SHM_CALLS];
+        if (c->comm == comm && c->seq == seq)
+            return c;
+    }
+    return NULL;
+}
+
+void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key)
+{
+    if (t->ncalls > 0) {
+        const struct shm_call *last = &t->calls[(t->ncalls - 1) % SHM_CALLS];
+        if (last->comm == key->comm && last->seq == key->seq)
+            return;
+        if (find_call(t, key->comm, key->seq))
+            return;
+    }
+    struct shm_call *c = &t->calls[t->ncalls++ % SHM_CALLS];
+    c->comm = key->comm;
+    c->seq = key->seq;
+    c->sig = key->sig;
+    if (t->nux == 0)
+        return;
+    /* Messages of this call that came before it was posted. */
+    for (int i = 0; i < t->base.size; i++)
+        for (shm_ux_t *u = t->peers[i].ux_head; u; u = u->next)
+            if (u->key.comm == key->comm && u->key.seq == key->seq && u->key.sig != key->sig) {
+                ic_match_key_t k = u->key;
+                mismatch_found(t, i, &k, key->sig);
+                return;
+            }
+}
+
+bool ic_shm_stray(shm_transport_t *t, int peer, const ic_match_key_t *key)
+{
+    const struct shm_call *c = find_call(t, key->comm, key->seq);
+    if (!c || c->sig == key->sig)
+        return false;
+    mismatch_found(t, peer, key, c->sig);
+    return true;
+}
+
+void ic_shm_notice_received(shm_transport_t *t, int from, const shm_msg_t *m, const char *text)
+{
+    if (m->scope != IC_NOTICE_CALL && m->scope != IC_NOTICE_COMM)
+        return; /* not a notice this version sends */
+    shm_notice_t n;
+    memset(&n, 0, sizeof n);
+    n.comm = m->comm;
+    n.seq = m->seq;
+    n.scope = m->scope;
+    n.status = n.scope == IC_NOTICE_CALL ? IC_ERR_PEER_REJECTED : IC_ERR_REVOKED;
+    n.from = from;
+    snprintf(n.text, sizeof n.text, "%s", text);
+    const shm_notice_t *r = record(t, &n);
+    if (r)
+        apply(t, r);
+}
