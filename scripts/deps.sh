@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building intercom needs (Debian packages), only if missing.
-# "scripts/deps.sh gnuplot" also installs gnuplot-nox (for the figures).
+# "scripts/deps.sh gnuplot" also installs gnuplot-nox (for the figures);
+# "scripts/deps.sh fuzz" clang and its libFuzzer runtime (scripts/fuzz.sh).
 set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -10,7 +11,12 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkgconf) # tests/install: the in
 for extra in "$@"; do
   case "$extra" in
     gnuplot) command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox) ;;
-    *) echo "scripts/deps.sh: unknown extra '$extra' (known: gnuplot)" >&2; exit 2 ;;
+    fuzz)
+      command -v clang >/dev/null 2>&1 || need+=(clang)
+      ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        need+=(libclang-rt-dev)
+      ;;
+    *) echo "scripts/deps.sh: unknown extra '$extra' (known: gnuplot, fuzz)" >&2; exit 2 ;;
   esac
 done
 if [ ${#need[@]} -gt 0 ]; then

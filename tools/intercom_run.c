@@ -6,24 +6,38 @@
  * their output (optionally prefixed with "[rank] "), and returns the first
  * non-zero exit status.  When a rank dies, or the timeout passes, or the
  * launcher is interrupted, it tells the surviving ranks (they then fail
- * with IC_ERR_PEER_FAILED instead of waiting), stops them (SIGTERM, then
- * SIGKILL after a grace period), says which rank failed and how, and
- * removes the segment.
+ * with IC_ERR_PEER_FAILED instead of waiting), gives them --grace seconds
+ * (default 1) to leave with their own error, stops the rest (SIGTERM, then
+ * SIGKILL 2 s later), says which rank failed and how, and removes the
+ * segment.  A timeout or an interrupt stops the ranks at once.
  *
  * When the job has no more ranks than the CPUs the launcher may use, rank
  * r is bound to the r-th of those CPUs (as MPI launchers do), so that two
  * ranks never share a core while another sits idle; --no-bind turns it off.
+ *
+ * Whom to blame.  When ranks fail, the survivors of a dead rank often exit
+ * with an error of their own before the launcher has reaped the dead one.
+ * So when the first rank ends badly, the launcher looks (without reaping:
+ * waitid with WNOWAIT) at every other rank that has already ended: a rank
+ * killed by a signal is the cause rather than a rank that exited with an
+ * error, and among exits, the first rank the survivors found dead (the
+ * segment's record) rather than the one reaped first.
+ *
+ * The ranks die with the launcher: each is started with PR_SET_PDEATHSIG
+ * = SIGKILL, so killing intercom-run (even with SIGKILL) leaves no orphans.
  */
 #define _GNU_SOURCE
 #include "transport/shm/shm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +53,10 @@ static void usage(void)
                     "  -n P            number of ranks (1..1024)\n"
                     "  --timeout S     stop the job after S seconds (exit status 124)\n"
                     "  --tag-output    prefix every output line with [rank]\n"
-                    "  --no-bind       do not bind rank r to the r-th CPU when P <= CPUs\n");
+                    "  --no-bind       do not bind rank r to the r-th CPU when P <= CPUs\n"
+                    "  --grace S       after a rank fails, give the others S seconds to leave\n"
+                    "                  with their own error before stopping them (default 1)\n"
+                    "  --show-segment  print the job's shared-memory segment name on stderr\n");
 }
 
 static double now(void)
@@ -125,6 +142,37 @@ static void bind_to(const cpu_set_t *set, int r)
     }
 }
 
+/* The rank to blame when rank r ended with status: a rank that has
+ * already ended by a signal, else the rank the survivors found dead first
+ * (recorded in the segment), else r.  *st gets the blamed rank's status
+ * (0 when it is only known from the segment). */
+static int culprit(ic_shm_job_t *job, const pid_t *pid, const int *alive, int nranks, int r,
+                   int status, int *st)
+{
+    *st = status;
+    if (WIFSIGNALED(status))
+        return r;
+    int first = ic_shm_job_first_failed(job), first_status = -1;
+    for (int q = 0; q < nranks; q++) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (q == r || !alive[q] ||
+            waitid(P_PID, (id_t)pid[q], &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
+            continue;
+        if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) {
+            *st = si.si_status & 0x7f; /* as a wait status: killed by that signal */
+            return q;
+        }
+        if (q == first) /* as a wait status: exited with that code */
+            first_status = (si.si_status & 0xff) << 8;
+    }
+    if (first >= 0 && first < nranks && first != r) {
+        *st = first_status >= 0 ? first_status : 0;
+        return first;
+    }
+    return r;
+}
+
 static void describe_status(int rank, int status)
 {
     if (WIFSIGNALED(status))
@@ -137,8 +185,8 @@ static void describe_status(int rank, int status)
 
 int main(int argc, char **argv)
 {
-    int nranks = 0, tag = 0, bind = 1, argi = 1;
-    double timeout = 0;
+    int nranks = 0, tag = 0, bind = 1, argi = 1, show_segment = 0;
+    double timeout = 0, grace = 1.0;
     for (; argi < argc && argv[argi][0] == '-'; argi++) {
         if (strcmp(argv[argi], "-n") == 0 && argi + 1 < argc) {
             nranks = atoi(argv[++argi]);
@@ -148,6 +196,10 @@ int main(int argc, char **argv)
             tag = 1;
         } else if (strcmp(argv[argi], "--no-bind") == 0) {
             bind = 0;
+        } else if (strcmp(argv[argi], "--grace") == 0 && argi + 1 < argc) {
+            grace = atof(argv[++argi]);
+        } else if (strcmp(argv[argi], "--show-segment") == 0) {
+            show_segment = 1;
         } else if (strcmp(argv[argi], "--") == 0) {
             argi++;
             break;
@@ -156,7 +208,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (nranks < 1 || nranks > 1024 || argi >= argc || timeout < 0) {
+    if (nranks < 1 || nranks > 1024 || argi >= argc || timeout < 0 || !(grace >= 0)) {
         usage();
         return 2;
     }
@@ -166,6 +218,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "intercom-run: cannot create the job: %s\n", ic_last_error());
         return 1;
     }
+    if (show_segment)
+        fprintf(stderr, "intercom-run: segment %s\n", name);
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
@@ -189,15 +243,19 @@ int main(int argc, char **argv)
     for (int r = 0; r < nranks; r++) {
         int out[2] = {-1, -1}, err[2] = {-1, -1};
         io[r].fd[0] = io[r].fd[1] = -1;
-        if (tag && (pipe(out) || pipe(err))) {
+        if (tag && (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))) {
             perror("intercom-run: pipe");
             result = 1;
             break;
         }
         snprintf(num, sizeof num, "%d", r);
         setenv("IC_RANK", num, 1);
+        pid_t launcher = getpid();
         pid[r] = fork();
         if (pid[r] == 0) {
+            /* Die with the launcher; it may have died before this line. */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
+                _exit(126);
             signal(SIGINT, SIG_DFL);
             signal(SIGTERM, SIG_DFL);
             signal(SIGHUP, SIG_DFL);
@@ -229,7 +287,7 @@ int main(int argc, char **argv)
         alive[r] = 1;
         started++;
     }
-    double start = now(), kill_at = 0;
+    double start = now(), kill_at = 0, term_at = 0;
     int running = started, stopping = result != 0;
     while (running > 0) {
         drain(io, nranks, 20);
@@ -253,13 +311,22 @@ int main(int argc, char **argv)
                 failed_rank = aborter;
                 result = code;
                 stopping = 1;
+                term_at = now() + grace;
             }
             if (bad && !stopping) {
-                describe_status(r, status);
-                failed_rank = r;
-                result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-                ic_shm_job_mark_failed(job, r, status);
+                int cst, c = culprit(job, pid, alive, nranks, r, status, &cst);
+                if (c != r && cst == 0) /* known dead from the segment only */
+                    fprintf(stderr, "intercom-run: rank %d failed first (its peers found it "
+                                    "dead)\n", c);
+                else
+                    describe_status(c, cst);
+                failed_rank = c;
+                result = cst == 0 && c != r ? 1
+                         : WIFEXITED(cst)   ? WEXITSTATUS(cst)
+                                            : 128 + WTERMSIG(cst);
+                ic_shm_job_mark_failed(job, c, cst);
                 stopping = 1;
+                term_at = now() + grace; /* the survivors fail by themselves meanwhile */
             }
         }
         if (!stopping && timeout > 0 && now() - start > timeout) {
@@ -274,7 +341,9 @@ int main(int argc, char **argv)
             result = 128 + interrupted;
             stopping = 1;
         }
-        if (stopping && kill_at == 0) {
+        if (interrupted && term_at > 0)
+            term_at = now(); /* Ctrl-C during the grace period: stop now */
+        if (stopping && kill_at == 0 && (term_at == 0 || now() >= term_at)) {
             for (int r = 0; r < nranks; r++)
                 if (alive[r])
                     kill(pid[r], SIGTERM);
@@ -293,6 +362,9 @@ int main(int argc, char **argv)
     if (failed_rank >= 0)
         fprintf(stderr, "intercom-run: job failed (rank %d); the other ranks were stopped\n",
                 failed_rank);
+    for (int r = 0; r < nranks; r++)
+        for (int k = 0; k < 2; k++)
+            free(io[r].part[k]);
     free(pid);
     free(io);
     free(alive);

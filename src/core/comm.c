@@ -96,6 +96,7 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->model = parent ? parent->model : ic_model_default();
     c->timeout = parent ? parent->timeout : 0;
     c->check = parent ? parent->check : 0;
+    c->explain = parent ? parent->explain : 0;
     c->t = parent ? parent->t : NULL;
     if (parent)
         memcpy(c->algo, parent->algo, sizeof(c->algo));
@@ -103,39 +104,22 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     return IC_OK;
 }
 
-/* Reads a non-negative integer variable; -1 if absent or malformed. */
-static int env_int(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return -1;
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    return (errno || *end || x < 0 || x > 1 << 20) ? -1 : (int)x;
-}
-
 ic_status_t ic_init(ic_comm_t **world)
 {
     if (!world)
         return ic_set_error(IC_ERR_ARG, "ic_init: world is NULL");
-    double timeout;
-    int check;
-    ic_status_t est = ic_env_seconds("IC_TIMEOUT", 1e9, 0, &timeout);
-    if (est == IC_OK)
-        est = ic_env_flag("IC_CHECK", 0, &check);
-    if (est != IC_OK)
-        return est;
-    const char *name = getenv("IC_SHM_NAME");
-    int rank = 0, size = 1;
+    ic_env_t env;
+    ic_status_t st = ic_env_read(&env);
+    if (st != IC_OK)
+        return st;
+    int joined, rank, size;
+    st = ic_parse_bootstrap(getenv("IC_SHM_NAME"), getenv("IC_RANK"), getenv("IC_SIZE"),
+                            IC_SHM_MAX_RANKS, &joined, &rank, &size);
+    if (st != IC_OK)
+        return st;
     ic_transport_t *t = NULL;
-    if (name && *name) {
-        rank = env_int("IC_RANK");
-        size = env_int("IC_SIZE");
-        if (rank < 0 || size < 1 || rank >= size)
-            return ic_set_error(IC_ERR_ARG, "ic_init: IC_RANK/IC_SIZE are not a valid rank "
-                                            "and size (started by intercom-run?)");
-        ic_status_t st = ic_shm_open(name, rank, size, &t);
+    if (joined) {
+        st = ic_shm_open(getenv("IC_SHM_NAME"), rank, size, &t);
         if (st != IC_OK)
             return st;
         t->guard = ic_coll_guard();
@@ -149,7 +133,7 @@ ic_status_t ic_init(ic_comm_t **world)
     for (int i = 0; i < size; i++)
         ids[i] = i;
     ic_comm_t *c = NULL;
-    ic_status_t st = comm_new(size, rank, ids, 1, NULL, &c);
+    st = comm_new(size, rank, ids, 1, NULL, &c);
     free(ids);
     if (st != IC_OK) {
         if (t)
@@ -158,8 +142,9 @@ ic_status_t ic_init(ic_comm_t **world)
     }
     c->is_world = 1;
     c->t = t;
-    c->timeout = timeout;
-    c->check = check;
+    c->timeout = env.timeout;
+    c->check = env.check;
+    c->explain = env.explain;
     st = load_tune(c);
     if (st == IC_OK)
         st = ic_apply_algo_env(c);

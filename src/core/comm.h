@@ -40,6 +40,7 @@ struct ic_comm {
     int is_world;
     double timeout;          /* IC_TIMEOUT: bound on a blocking wait, seconds; 0: none */
     int check;               /* IC_CHECK: compare fingerprints before each call */
+    int explain;             /* IC_EXPLAIN: rank 0 prints every new decision */
     struct ic_request *check_req; /* the fingerprints' allgather, planned once */
     void *check_buf;              /* size fingerprints */
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* True when v is digits[.digits][(e|E)[+|-]digits], with at least one digit
@@ -79,4 +80,60 @@ ic_status_t ic_env_flag(const char *name, int dflt, int *out)
         return IC_OK;
     }
     return ic_parse_flag(name, v, out);
+}
+
+ic_status_t ic_env_read(ic_env_t *env)
+{
+    ic_status_t st = ic_env_seconds("IC_TIMEOUT", 1e9, 0, &env->timeout);
+    if (st == IC_OK)
+        st = ic_env_flag("IC_CHECK", 0, &env->check);
+    if (st == IC_OK)
+        st = ic_env_flag("IC_EXPLAIN", 0, &env->explain);
+    if (st == IC_OK)
+        st = ic_env_flag("IC_SHM_NO_CMA", 0, &env->no_cma);
+    return st;
+}
+
+/* A plain decimal in [lo, hi], or -1. */
+static long decimal(const char *v, long lo, long hi)
+{
+    if (!v || !*v || strlen(v) > 9)
+        return -1;
+    for (const char *c = v; *c; c++)
+        if (!isdigit((unsigned char)*c))
+            return -1;
+    long x = strtol(v, NULL, 10);
+    return x >= lo && x <= hi ? x : -1;
+}
+
+ic_status_t ic_parse_bootstrap(const char *name, const char *rank, const char *size,
+                               int max_size, int *joined, int *rank_out, int *size_out)
+{
+    *joined = 0;
+    *rank_out = 0;
+    *size_out = 1;
+    if (!name || !*name)
+        return IC_OK;
+    static const char prefix[] = "/intercom-";
+    size_t n = strlen(name), lp = sizeof prefix - 1;
+    bool ok = n == lp + 16 && strncmp(name, prefix, lp) == 0;
+    for (size_t i = lp; ok && i < n; i++)
+        ok = isxdigit((unsigned char)name[i]) && !isupper((unsigned char)name[i]);
+    if (!ok)
+        return ic_set_error(IC_ERR_ARG,
+                            "ic_init: IC_SHM_NAME='%.64s' is not a segment name of intercom-run "
+                            "(/intercom- and 16 hex digits)",
+                            name);
+    long s = decimal(size, 1, max_size);
+    if (s < 0)
+        return ic_set_error(IC_ERR_ARG, "ic_init: IC_SIZE='%.32s' is not a size in 1..%d", size ? size : "",
+                            max_size);
+    long r = decimal(rank, 0, s - 1);
+    if (r < 0)
+        return ic_set_error(IC_ERR_ARG, "ic_init: IC_RANK='%.32s' is not a rank in 0..%ld",
+                            rank ? rank : "", s - 1);
+    *joined = 1;
+    *rank_out = (int)r;
+    *size_out = (int)s;
+    return IC_OK;
 }

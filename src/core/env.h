@@ -22,4 +22,21 @@ ic_status_t ic_env_flag(const char *name, int dflt, int *out);
 ic_status_t ic_parse_seconds(const char *name, const char *v, double max_s, double *out);
 ic_status_t ic_parse_flag(const char *name, const char *v, int *out);
 
+/* The settings ic_init takes from the environment, every one checked. */
+typedef struct ic_env {
+    double timeout; /* IC_TIMEOUT, seconds; 0: none */
+    int check;      /* IC_CHECK */
+    int explain;    /* IC_EXPLAIN */
+    int no_cma;     /* IC_SHM_NO_CMA */
+} ic_env_t;
+ic_status_t ic_env_read(ic_env_t *env);
+
+/* The bootstrap variables intercom-run sets (IC_SHM_NAME, IC_RANK,
+ * IC_SIZE), given as strings: *joined = 0 when name is unset or empty
+ * (a world of size 1); else the name must be a launcher's segment name
+ * ("/intercom-" and 16 hex digits), rank and size plain decimals with
+ * 0 <= rank < size <= max_size.  Errors name the variable and value. */
+ic_status_t ic_parse_bootstrap(const char *name, const char *rank, const char *size,
+                               int max_size, int *joined, int *rank_out, int *size_out);
+
 #endif

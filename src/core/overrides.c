@@ -12,6 +12,7 @@
 #include <string.h>
 
 ic_status_t ic_apply_algo_env(ic_comm_t *c);
+ic_status_t ic_apply_algo_spec(ic_comm_t *c, const char *spec);
 
 static int coll_of(const char *name, size_t len)
 {
@@ -28,6 +29,13 @@ ic_status_t ic_apply_algo_env(ic_comm_t *c)
     const char *env = getenv("IC_ALGO");
     if (!env || !*env)
         return IC_OK;
+    return ic_apply_algo_spec(c, env);
+}
+
+/* Applies "coll=algo,coll=algo..." to c (the fuzz target
+ * tests/fuzz/fuzz_algo.c calls it with arbitrary strings). */
+ic_status_t ic_apply_algo_spec(ic_comm_t *c, const char *env)
+{
     const char *s = env;
     while (*s) {
         const char *end = strchr(s, ',');

@@ -43,11 +43,6 @@ static bool same_call(const ic_strategy_t *s, const ic_coll_args_t *a, const ic_
            (!c || memcmp(s->counts, c, sizeof(size_t) * (size_t)p) == 0);
 }
 
-static bool explain_on(void)
-{
-    const char *e = getenv("IC_EXPLAIN");
-    return e && e[0] && strcmp(e, "0") != 0;
-}
 
 void ic_strategy_clear(ic_comm_t *comm)
 {
@@ -71,7 +66,7 @@ void ic_strategy_decide(ic_comm_t *comm, const ic_coll_args_t *a, const ic_algo_
         }
     }
     enum { MAXC = 128 };
-    ic_choice_t *cands = explain_on() && comm->rank == 0 ? malloc(sizeof(*cands) * MAXC) : NULL;
+    ic_choice_t *cands = comm->explain && comm->rank == 0 ? malloc(sizeof(*cands) * MAXC) : NULL;
     int n = ic_decide(a, p, forced, &a->model, out, cands, cands ? MAXC : 0);
     if (cands) {
         char *buf = malloc(16384);

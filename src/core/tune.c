@@ -99,6 +99,8 @@ static ic_status_t parse_line(const char *path, long lineno, char *line, ic_mode
     return IC_OK;
 }
 
+#define TUNE_MAX_BYTES 65536
+
 ic_status_t ic_tune_read(const char *path, ic_model_t *m)
 {
     if (!path || !*path)
@@ -108,6 +110,20 @@ ic_status_t ic_tune_read(const char *path, ic_model_t *m)
     FILE *f = fopen(path, "r");
     if (!f)
         return ic_set_error(IC_ERR_ARG, "tune file %s: cannot open: %s", path, strerror(errno));
+    /* Only a regular file of sane size (not /dev/zero, a FIFO, a directory). */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > TUNE_MAX_BYTES) {
+        fclose(f);
+        return ic_set_error(IC_ERR_ARG, "tune file %s: not a regular file of at most %d bytes",
+                            path, TUNE_MAX_BYTES);
+    }
+    ic_status_t st = ic_tune_read_stream(f, path, m);
+    fclose(f);
+    return st;
+}
+
+ic_status_t ic_tune_read_stream(FILE *f, const char *path, ic_model_t *m)
+{
     ic_model_t tmp = *m;
     int seen[TUNE_NKEYS] = {0};
     char *buf = NULL;
@@ -124,6 +140,11 @@ ic_status_t ic_tune_read(const char *path, ic_model_t *m)
             break;
         }
         lineno++;
+        if (n > 4096) {
+            st = ic_set_error(IC_ERR_ARG, "tune file %s line %ld: longer than 4096 bytes", path,
+                              lineno);
+            break;
+        }
         if (memchr(buf, '\0', (size_t)n)) {
             st = ic_set_error(IC_ERR_ARG, "tune file %s line %ld: contains a NUL byte (not a "
                               "text file?)", path, lineno);
@@ -139,7 +160,6 @@ ic_status_t ic_tune_read(const char *path, ic_model_t *m)
             break;
     }
     free(buf);
-    fclose(f);
     if (st != IC_OK)
         return st;
     /* alpha kept from *m must still be usable. */

@@ -16,6 +16,7 @@
 #include "algo/coll_args.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Reads the tune file at path into *m: the keys it names replace the
  * values in *m, the others keep theirs.  On any error (file missing or
@@ -27,6 +28,11 @@
  * A missing file is an error too (message "... cannot open: No such file
  * or directory"); the caller decides whether that matters. */
 ic_status_t ic_tune_read(const char *path, ic_model_t *m);
+/* The same from an open stream (path names it in messages); the fuzz
+ * target tests/fuzz/fuzz_tune.c feeds it arbitrary bytes.  The caller
+ * bounds the stream's size (ic_tune_read: a regular file of at most 64
+ * KiB). */
+ic_status_t ic_tune_read_stream(FILE *f, const char *path, ic_model_t *m);
 
 /* Writes *m to path as a tune file, after comment (NULL or "": none; one
  * "# " line per line of it).  Creates the missing parent directories

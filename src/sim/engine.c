@@ -13,6 +13,7 @@
 #include "algo/validate.h"
 #include "select/catalog.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -216,20 +217,34 @@ static void *build_worker(void *arg)
     }
 }
 
-static int build_threads(size_t ninst)
+/* IC_SIM_THREADS: a plain decimal in 1..1024 (else an error naming it);
+ * unset: the CPUs.  At most 8 are used, and 1 below 256 instances. */
+static ic_status_t build_threads(size_t ninst, int *out)
 {
     const char *env = getenv("IC_SIM_THREADS");
-    long n = env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        n = strtol(env, &end, 10);
+        if (errno || *end || end == env || n < 1 || n > 1024 || env[0] == '+' || env[0] == ' ')
+            return ic_set_error(IC_ERR_ARG, "IC_SIM_THREADS='%.32s' is not a number of threads "
+                                            "in 1..1024", env);
+    }
     if (ninst < 256 || n < 1)
         n = 1;
-    return (int)(n > 8 ? 8 : n);
+    *out = (int)(n > 8 ? 8 : n);
+    return IC_OK;
 }
 
 /* Builds every instance's plan (in parallel) into c->e->in. */
 static ic_status_t build_plans(build_ctx_t *c)
 {
     pthread_t th[8];
-    int nt = build_threads(c->e->ninst), started = 0;
+    int nt = 1, started = 0;
+    ic_status_t st = build_threads(c->e->ninst, &nt);
+    if (st != IC_OK)
+        return st;
     for (; started < nt - 1; started++)
         if (pthread_create(&th[started], NULL, build_worker, c))
             break; /* fewer threads: the caller's does the rest */
@@ -586,7 +601,8 @@ ic_status_t ic_sim_run_net(int world_size, const ic_model_t *m, const ic_net_t *
     t2 = now_s();
     if (st == IC_OK)
         st = ic_sim_engine_run(&e);
-    if (getenv("IC_SIM_PROFILE")) /* where a long simulation's time goes */
+    const char *prof = getenv("IC_SIM_PROFILE");
+    if (prof && strcmp(prof, "0") != 0) /* where a long simulation's time goes */
         fprintf(stderr, "ic_sim_run: %zu steps: build %.3f s, link %.3f s, run %.3f s\n",
                 e.nsteps, t1 - t0, t2 - t1, now_s() - t2);
     engine_free(&e);

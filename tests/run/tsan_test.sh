@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # ThreadSanitizer test of the thread promise: builds the library, the
-# launcher and test_threads with -fsanitize=thread in a tree of their own
-# (IC_TSAN=ON) and runs two threads per rank on two communicators at p = 2
-# and p = 3.  Any TSan report fails the test (exit code 66).  Exits 77
-# (skipped) when the compiler cannot build a TSan program here.
+# launcher, test_threads and the transport's concurrency tests with
+# -fsanitize=thread in a tree of their own (IC_TSAN=ON), runs two threads
+# per rank on two communicators at p = 2 and p = 3, then test_shm_match,
+# test_shm_many (6 ranks, both protocols) and test_shm_fault.  Any TSan
+# report fails the test (exit code 66).  Exits 77 (skipped) when the
+# compiler cannot build a TSan program here.
 # usage: tsan_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1
@@ -16,10 +18,17 @@ if ! cc -fsanitize=thread "$probe/p.c" -o "$probe/p" 2>/dev/null || ! "$probe/p"
   exit 77
 fi
 cmake -S "$src" -B "$bin" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIC_TSAN=ON >/dev/null
-cmake --build "$bin" -j2 --target intercom-run test_threads >/dev/null
+cmake --build "$bin" -j2 --target intercom-run test_threads test_shm_match test_shm_many \
+      test_shm_fault >/dev/null
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
 for p in 2 3; do
   echo "== p = $p under ThreadSanitizer"
   "$bin/intercom-run" -n "$p" --timeout 600 --tag-output "$bin/tests/test_threads"
 done
-echo "ThreadSanitizer: no report at p = 2 and 3"
+# The transport's own concurrency tests (forked ranks, waits, failures).
+for t in test_shm_match "test_shm_many both 6 3" test_shm_fault; do
+  echo "== $t under ThreadSanitizer"
+  # shellcheck disable=SC2086
+  "$bin/tests/"$t >/dev/null
+done
+echo "ThreadSanitizer: no report (two threads per rank at p = 2 and 3; the transport tests)"

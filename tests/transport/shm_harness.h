@@ -31,7 +31,11 @@
 
 typedef int (*shm_rank_fn)(int rank, int size, const char *name, void *arg);
 
-enum { MARK_NONE = 0, MARK_BAD = 1 }; /* mark ranks that exit non-zero failed */
+/* MARK_BAD: mark ranks that exit non-zero failed (as the launcher does);
+ * MARK_NONE: only reap them; MARK_ZOMBIE: do not even reap rank n-1 until
+ * every other rank has ended, so that it stays a zombie meanwhile (a rank
+ * started outside the launcher whose parent does not reap it). */
+enum { MARK_NONE = 0, MARK_BAD = 1, MARK_ZOMBIE = 2 };
 
 static inline double now_s(void)
 {
@@ -68,7 +72,15 @@ static inline int run_job(int n, shm_rank_fn fn, void *arg, double timeout_s, in
     double deadline = now_s() + timeout_s;
     while (left > 0) {
         int st;
-        pid_t w = waitpid(-1, &st, WNOHANG);
+        pid_t w;
+        if (mark == MARK_ZOMBIE && left > 1) { /* reap everyone but rank n-1 */
+            w = 0;
+            for (int r = 0; r < n - 1 && w <= 0; r++)
+                if (pid[r] > 0)
+                    w = waitpid(pid[r], &st, WNOHANG);
+        } else {
+            w = waitpid(-1, &st, WNOHANG);
+        }
         if (w > 0) {
             for (int r = 0; r < n; r++)
                 if (pid[r] == w) {

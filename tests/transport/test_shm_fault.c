@@ -12,7 +12,10 @@
  *            marks it failed with ic_shm_job_mark_failed;
  *   kill:    rank 3 is SIGKILLed; the parent marks it failed;
  *   nomark:  rank 3 is SIGKILLed and the parent only reaps it: the ranks
- *            must find out from kill(pid, 0) themselves.
+ *            must find out from its process themselves;
+ *   zombie:  rank 3 is SIGKILLed and the parent does not even reap it
+ *            until the others have ended: it stays a zombie (kill(pid, 0)
+ *            still succeeds), and the ranks must see through that.
  *
  * Rank 1 only ever calls test (a busy test loop), the others test and
  * wait.  A rank that sees IC_ERR_PEER_FAILED within 2 s of the death
@@ -30,8 +33,8 @@
 #define LARGE (64u << 10)
 #define DETECT_S 2.0
 
-enum { SC_EXIT, SC_KILL, SC_NOMARK };
-static const char *const sc_name[] = {"exit", "kill", "nomark"};
+enum { SC_EXIT, SC_KILL, SC_NOMARK, SC_ZOMBIE };
+static const char *const sc_name[] = {"exit", "kill", "nomark", "zombie"};
 
 typedef struct {
     int scenario;
@@ -108,7 +111,7 @@ int main(void)
         return 1;
     }
     for (int nocma = 0; nocma < 2; nocma++)
-        for (int sc = SC_EXIT; sc <= SC_NOMARK; sc++) {
+        for (int sc = SC_EXIT; sc <= SC_ZOMBIE; sc++) {
             int status[4] = {0, 0, 0, 0};
             char name[64], d[32];
             fault_arg_t a = {sc, death};
@@ -116,8 +119,8 @@ int main(void)
             set_mode(nocma);
             printf("test_shm_fault: %s, %s\n", sc_name[sc], nocma ? "chunked" : "default");
             double t0 = now_s();
-            int rc = run_job(4, fault_rank, &a, 20, sc == SC_NOMARK ? MARK_NONE : MARK_BAD, status,
-                             name);
+            int mark = sc == SC_NOMARK ? MARK_NONE : sc == SC_ZOMBIE ? MARK_ZOMBIE : MARK_BAD;
+            int rc = run_job(4, fault_rank, &a, 20, mark, status, name);
             printf("  job total %.3f s\n", now_s() - t0);
             if (rc != 0)
                 failures++;

@@ -15,6 +15,9 @@
 
 typedef struct ic_shm_job ic_shm_job_t;
 
+/* The most ranks one job may have. */
+#define IC_SHM_MAX_RANKS 256
+
 /* Launcher side: creates the segment for nranks ranks and writes its name
  * (for shm_open, starting with '/') into name. */
 ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t namelen);
@@ -24,6 +27,9 @@ int ic_shm_job_attached(const ic_shm_job_t *job);
  * rank's transport calls fail with IC_ERR_PEER_FAILED within a bounded
  * time instead of waiting forever. */
 void ic_shm_job_mark_failed(ic_shm_job_t *job, int rank, int status);
+/* The first rank marked failed in the segment (by the launcher, or by a
+ * rank that found it dead), or -1. */
+int ic_shm_job_first_failed(const ic_shm_job_t *job);
 /* The rank that aborted the job (ops->abort) and its code, or -1. */
 int ic_shm_job_aborted(const ic_shm_job_t *job, int *code);
 /* Unlinks the segment if it still exists, unmaps it, frees job. */

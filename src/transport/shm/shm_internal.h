@@ -14,9 +14,9 @@
  *                 pipelined fallback, pair (i -> j) at index j*p + i
  *   bulk data     p x p x nchunks x chunk bytes
  *
- * The file is sized with ftruncate and never written in advance, so pages
- * (of tmpfs) are only used by the pairs and paths that are really used;
- * with single-copy on, the bulk region stays untouched.
+ * The file is reserved whole with posix_fallocate when the launcher
+ * creates it (shm_segment.c), so a /dev/shm that is too small fails then,
+ * with a message, instead of a SIGBUS later.
  */
 #ifndef IC_TRANSPORT_SHM_INTERNAL_H
 #define IC_TRANSPORT_SHM_INTERNAL_H
@@ -32,7 +32,7 @@
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
 #define SHM_VERSION 2u
-#define SHM_MAX_RANKS 256
+#define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_CALLS 64
 
@@ -177,6 +177,7 @@ typedef struct shm_peer {
     uint32_t nnotes, capnotes;
     uint32_t npending; /* requests in flight with this peer */
     uint64_t last_check_ns;
+    int pidfd; /* the peer's process (pidfd_open), or -1 */
 } shm_peer_t;
 
 typedef struct shm_transport {
@@ -243,6 +244,7 @@ ic_status_t ic_shm_check_job(shm_transport_t *t);
 ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
 void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
+int ic_shm_pidfd_open(pid_t pid);
 void ic_shm_op_wake(ic_transport_t *tt);
 
 /* Keys match on (comm, seq, tag); the signature is checked after a match. */

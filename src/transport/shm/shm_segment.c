@@ -18,7 +18,11 @@
  * (32 KiB each at p <= 32, 16 KiB at p = 64).  Messages of up to
  * eager_max = min(8 KiB, a quarter of a queue) go inline.  Bulk buffers of
  * the chunked fallback: 4 chunks per pair of 64 MiB / (4 p^2) bytes,
- * clamped to 4..32 KiB.  So p = 64 maps about 130 MiB, sparse.
+ * clamped to 4..32 KiB.  So p = 64 maps about 130 MiB, p = 16 about
+ * 40 MiB.  The whole segment is reserved with posix_fallocate at creation
+ * (a too-small /dev/shm is a clean IC_ERR_NO_MEM naming both sizes, not a
+ * SIGBUS in some rank later), and every rank checks the header's layout
+ * against its own computation before using any offset in it.
  */
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -130,9 +135,23 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
         }
     }
     ic_shm_layout(nranks, &lay);
-    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)lay.total_size) != 0) {
-        st = ic_set_error(IC_ERR_TRANSPORT, "shm: sizing %s to %" PRIu64 " bytes failed: %s", nm,
-                          lay.total_size, strerror(errno));
+    if (fchmod(fd, 0600) != 0) {
+        st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
+        goto fail_unlink;
+    }
+    /* Reserve every page now: a /dev/shm too small for the job fails here,
+     * with a message, instead of killing a rank with SIGBUS when it first
+     * touches a page the tmpfs cannot provide. */
+    int err = posix_fallocate(fd, 0, (off_t)lay.total_size);
+    if (err != 0) {
+        struct statvfs vfs;
+        unsigned long long avail =
+            fstatvfs(fd, &vfs) == 0 ? (unsigned long long)vfs.f_bavail * vfs.f_frsize : 0;
+        st = ic_set_error(IC_ERR_NO_MEM,
+                          "shm: the segment for %d ranks needs %.1f MiB of /dev/shm, which has "
+                          "%.1f MiB free (%s): enlarge /dev/shm or run fewer ranks",
+                          nranks, (double)lay.total_size / 1048576.0, (double)avail / 1048576.0,
+                          strerror(err));
         goto fail_unlink;
     }
     base = mmap(NULL, lay.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -189,6 +208,11 @@ fail:
 int ic_shm_job_attached(const ic_shm_job_t *job)
 {
     return job ? (int)atomic_load(&job->seg.hdr->nattached) : 0;
+}
+
+int ic_shm_job_first_failed(const ic_shm_job_t *job)
+{
+    return atomic_load(&job->seg.hdr->first_failed);
 }
 
 int ic_shm_job_aborted(const ic_shm_job_t *job, int *code)
@@ -255,6 +279,24 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
     if (h->nranks != (uint32_t)size) {
         st = ic_set_error(IC_ERR_ARG, "ic_shm_open: size %d, but the job %s has %u ranks", size,
                           name, h->nranks);
+        munmap(base, (size_t)sb.st_size);
+        goto out;
+    }
+    /* Every rank computes the layout itself and trusts no offset or size
+     * of the header that differs from it (a corrupt or crafted header
+     * would otherwise send reads and writes outside the mapping). */
+    shm_hdr_t want;
+    memset(&want, 0, sizeof want);
+    ic_shm_layout(size, &want);
+    if (h->total_size != want.total_size || h->rank_off != want.rank_off ||
+        h->queue_off != want.queue_off || h->queue_stride != want.queue_stride ||
+        h->bulk_ctl_off != want.bulk_ctl_off || h->bulk_data_off != want.bulk_data_off ||
+        h->bulk_stride != want.bulk_stride || h->ncells != want.ncells ||
+        h->chunk != want.chunk || h->nchunks != want.nchunks || h->eager_max != want.eager_max) {
+        st = ic_set_error(IC_ERR_TRANSPORT,
+                          "ic_shm_open: the layout in %s's header is not the one for %d ranks "
+                          "(corrupt, or written by another version)",
+                          name, size);
         munmap(base, (size_t)sb.st_size);
         goto out;
     }

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #define ATTACH_TIMEOUT_S 120.0
 
@@ -267,6 +268,8 @@ static void free_instance(shm_transport_t *t)
             }
             free(t->peers[i].fins);
             free(t->peers[i].notes);
+            if (t->peers[i].pidfd >= 0)
+                close(t->peers[i].pidfd);
         }
         free(t->peers);
     }
@@ -331,6 +334,8 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
         st = ic_set_error(IC_ERR_NO_MEM, "ic_shm_open: out of memory");
         goto fail;
     }
+    for (int j = 0; j < size; j++)
+        t->peers[j].pidfd = -1;
     st = ic_shm_seg_map(name, size, &t->seg);
     if (st != IC_OK)
         goto fail;
@@ -359,6 +364,9 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     if (st != IC_OK)
         goto fail;
     t->cma = atomic_load(&h->cma_ok) != 0;
+    for (int j = 0; j < size; j++) /* every pid is in the segment now */
+        if (j != rank)
+            t->peers[j].pidfd = ic_shm_pidfd_open((pid_t)atomic_load(&t->seg.ranks[j].pid));
     for (int j = 0; j < size; j++) {
         ic_shm_q_attach(&t->peers[j].out, shm_seg_queue(&t->seg, rank, j), h->ncells, 1);
         ic_shm_q_attach(&t->peers[j].in, shm_seg_queue(&t->seg, j, rank), h->ncells, 0);

@@ -25,10 +25,11 @@
  * Liveness: the header's job_failed flag (abort, or the launcher stopping
  * the job) and nfailed counter (ranks marked by the launcher, or found
  * dead here) fail every blocking call; in addition a peer with requests
- * in flight is looked up with kill(pid, 0) at most every CHECK_MS; ESRCH
- * marks it failed in the segment so that everyone learns at once.  A
- * dead child that its parent has not reaped yet still exists as a zombie;
- * the launcher's ic_shm_job_mark_failed covers that window.
+ * in flight is looked at at most every CHECK_MS: through a pidfd opened
+ * at ic_shm_open (readable once the process has exited, even while it is
+ * an unreaped zombie), or without one through kill(pid, 0) and the state
+ * in /proc/pid/stat; a dead peer is marked failed in the segment so that
+ * everyone learns at once.
  *
  * Threads: ops->wait is called with the transport's guard held and lets
  * it go while it polls, yields and sleeps (it takes it back for the peer
@@ -43,6 +44,10 @@
 #include "transport/shm/shm_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -168,6 +173,43 @@ ic_status_t ic_shm_check_job(shm_transport_t *t)
     return job_status(&t->seg);
 }
 
+/* True once the process has ended, reaped or not: its pidfd (opened at
+ * ic_shm_open) polls readable when it exits, also as an unreaped zombie;
+ * without a pidfd, kill(pid, 0) failing with ESRCH (reaped) or state Z/X
+ * in /proc/pid/stat (not yet reaped). */
+static int process_gone(int pidfd, pid_t pid)
+{
+    if (pidfd >= 0) {
+        struct pollfd pf = {pidfd, POLLIN, 0};
+        return poll(&pf, 1, 0) > 0;
+    }
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+int ic_shm_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    return fd >= 0 ? (int)fd : -1;
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
 ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force)
 {
     ic_status_t st = job_status(&t->seg);
@@ -180,7 +222,7 @@ ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force)
     P->last_check_ns = now;
     shm_rank_t *r = &t->seg.ranks[peer];
     pid_t pid = (pid_t)atomic_load(&r->pid);
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+    if (pid > 0 && process_gone(P->pidfd, pid)) {
         if (!atomic_load(&r->failed))
             ic_shm_mark_failed(&t->seg, peer, 0);
         return ic_set_error(IC_ERR_PEER_FAILED, "shm: rank %d (pid %d) no longer exists", peer,
