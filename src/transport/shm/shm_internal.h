@@ -12,6 +12,8 @@
  *                 receiver's incoming queues are adjacent
  *   bulk control  p x p x 128 B: chunk counters and clear-to-send of the
  *                 pipelined fallback, pair (i -> j) at index j*p + i
+ *   tickets       p x SHM_TICKETS x 8 B: the read gates of each rank's
+ *                 single-copy sends in flight (shm_rndv.c)
  *   bulk data     p x p x nchunks x chunk bytes
  *
  * The file is reserved whole with posix_fallocate when the launcher
@@ -35,6 +37,7 @@
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_CALLS 64
+#define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
@@ -44,7 +47,8 @@ typedef struct shm_hdr {
     uint64_t magic;
     uint32_t version, nranks;
     uint64_t total_size;
-    uint64_t rank_off, queue_off, queue_stride, bulk_ctl_off, bulk_data_off, bulk_stride;
+    uint64_t rank_off, queue_off, queue_stride, bulk_ctl_off, tickets_off, bulk_data_off,
+        bulk_stride;
     uint32_t ncells, chunk, nchunks, eager_max;
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
@@ -97,6 +101,13 @@ static inline shm_bulk_ctl_t *shm_seg_bulk_ctl(const shm_seg_t *s, int from, int
     return (shm_bulk_ctl_t *)(void *)(s->base + s->hdr->bulk_ctl_off + i * sizeof(shm_bulk_ctl_t));
 }
 
+/* Rank's read gate k (shm_rndv.c). */
+static inline _Atomic uint64_t *shm_seg_ticket(const shm_seg_t *s, int rank, uint32_t k)
+{
+    return (_Atomic uint64_t *)(void *)(s->base + s->hdr->tickets_off +
+                                        ((size_t)rank * SHM_TICKETS + k) * sizeof(uint64_t));
+}
+
 static inline unsigned char *shm_seg_bulk_data(const shm_seg_t *s, int from, int to)
 {
     size_t i = (size_t)to * (size_t)s->p + (size_t)from;
@@ -128,6 +139,7 @@ typedef struct shm_req {
     uint32_t magic;
     int32_t peer;
     int32_t status;
+    int32_t ticket; /* single-copy send: its read gate, or -1 */
     uint8_t kind, state, chunked;
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= sizeof(ic_tx_req_t), "shm_req_t must fit in ic_tx_req_t");
@@ -194,6 +206,8 @@ typedef struct shm_transport {
     shm_notice_t *notices; /* notices received: the calls that fail here */
     uint32_t nnotices, capnotices;
     uint32_t nux; /* unexpected messages buffered, over all peers */
+    uint16_t free_tickets[SHM_TICKETS]; /* this rank's read gates not in use */
+    uint32_t nfree_tickets;
     /* The last SHM_CALLS calls this rank posted requests for (comm, seq,
      * signature): a message of one of them with another signature is
      * from a rank in a different call (shm_notice.c). */
@@ -290,5 +304,13 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
 void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
 int ic_shm_rndv_chunk_progress(shm_transport_t *t);
 void ic_shm_rndv_break(shm_transport_t *t, int from, int to);
+/* Gives a single-copy send (to peer; also to itself) a read gate: 0, or
+ * -1 when all are in use (the send then waits for one). */
+int ic_shm_ticket_open(shm_transport_t *t, shm_req_t *r);
+/* Closes r's gate when its FIN came; ic_shm_ticket_revoke when r is
+ * cancelled: afterwards no peer reads r's buffer (a read under way is
+ * waited for). */
+void ic_shm_ticket_close(shm_transport_t *t, shm_req_t *r);
+void ic_shm_ticket_revoke(shm_transport_t *t, shm_req_t *r);
 
 #endif

@@ -90,7 +90,12 @@ int ic_shm_push_send(shm_transport_t *t, shm_req_t *r)
         m.type = SHM_MSG_EAGER;
         return ic_shm_q_push(&P->out, &m, r->buf, r->bytes);
     }
-    shm_rts_t rts = {(uint64_t)(uintptr_t)r->buf, r->xfer};
+    /* Single copy (and a send to oneself): the receiver reads the buffer
+     * itself, through a read gate (shm_rndv.c); none free: wait. */
+    if ((t->cma || r->peer == t->base.rank) && ic_shm_ticket_open(t, r) != 0)
+        return 0;
+    shm_rts_t rts = {(uint64_t)(uintptr_t)r->buf, r->xfer,
+                     r->ticket >= 0 ? (uint32_t)r->ticket : UINT32_MAX, 0};
     m.type = SHM_MSG_RTS;
     return ic_shm_q_push(&P->out, &m, &rts, sizeof rts);
 }
@@ -221,7 +226,7 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
             ic_shm_notice_received(t, s, &mh, text);
         } else {
             shm_req_t *r = take_posted(P, &key);
-            shm_rts_t rts = {0, 0};
+            shm_rts_t rts = {0, 0, 0, 0};
             if (mh.type == SHM_MSG_RTS)
                 ic_shm_q_read(&P->in, 0, &rts, sizeof rts);
             const shm_notice_t *n = r || !t->nnotices ? NULL : ic_shm_notice_find(t, &key);

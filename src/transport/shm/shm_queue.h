@@ -59,8 +59,10 @@ typedef struct shm_msg {
 _Static_assert(sizeof(shm_msg_t) == SHM_MSG_HDR, "the header is SHM_MSG_HDR bytes");
 
 typedef struct shm_rts {
-    uint64_t addr; /* the sender's buffer, in the sender's address space */
-    uint64_t xfer; /* transfer id, unique per sender, never 0 */
+    uint64_t addr;   /* the sender's buffer, in the sender's address space */
+    uint64_t xfer;   /* transfer id, unique per sender, never 0 */
+    uint32_t ticket; /* single copy: the sender's read gate (shm_rndv.c) */
+    uint32_t pad;
 } shm_rts_t;
 
 typedef struct shm_qctl {

@@ -33,6 +33,20 @@
  * when it has copied it out, after which the next matched transfer from
  * that sender is granted.  Both sides advance only inside transport calls.
  *
+ * Read gates.  With single copy the receiver reads the sender's buffer
+ * itself, so a send that is cancelled (its call failed) must be kept from
+ * being read after the sender's call has returned and the buffer may be
+ * freed.  Each single-copy send (and each large send to oneself) holds one
+ * of its rank's SHM_TICKETS gates in the segment, named in its RTS: the
+ * sender opens it (xfer, OPEN) before the RTS goes out; the receiver
+ * turns it from (xfer, OPEN) to (xfer, READING) with a compare-and-swap
+ * before process_vm_readv and to (xfer, DONE) after; the sender closes it
+ * when the FIN comes.  To cancel, the sender swaps (xfer, OPEN) for 0: if
+ * that fails, a read is under way, and the sender waits until it is done
+ * (or the reader has died) before its call returns.  A receiver whose
+ * swap fails does not read: the message was withdrawn, and its receive
+ * fails.  A send finding no free gate waits like one finding a full queue.
+ *
  * A chunked transfer cancelled midway (a failed collective, on either
  * side) leaves produced and consumed at values the other side cannot
  * know, so the pair is marked broken in its control block: from then on
@@ -48,6 +62,7 @@
 #include "transport/shm/shm_internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -136,6 +151,74 @@ static int fail_broken(shm_transport_t *t, int peer, int sending)
     return ev;
 }
 
+enum { GATE_OPEN = 1, GATE_READING = 2, GATE_DONE = 3 };
+
+static uint64_t gate(uint64_t xfer, unsigned state)
+{
+    return xfer << 2 | state;
+}
+
+int ic_shm_ticket_open(shm_transport_t *t, shm_req_t *r)
+{
+    if (r->ticket >= 0)
+        return 0;
+    if (t->nfree_tickets == 0)
+        return -1;
+    uint32_t k = t->free_tickets[--t->nfree_tickets];
+    r->ticket = (int32_t)k;
+    atomic_store_explicit(shm_seg_ticket(&t->seg, t->base.rank, k), gate(r->xfer, GATE_OPEN),
+                          memory_order_release);
+    return 0;
+}
+
+static void ticket_free(shm_transport_t *t, shm_req_t *r)
+{
+    atomic_store(shm_seg_ticket(&t->seg, t->base.rank, (uint32_t)r->ticket), 0);
+    t->free_tickets[t->nfree_tickets++] = (uint16_t)r->ticket;
+    r->ticket = -1;
+}
+
+void ic_shm_ticket_close(shm_transport_t *t, shm_req_t *r)
+{
+    if (r->ticket >= 0)
+        ticket_free(t, r);
+}
+
+void ic_shm_ticket_revoke(shm_transport_t *t, shm_req_t *r)
+{
+    if (r->ticket < 0)
+        return;
+    _Atomic uint64_t *g = shm_seg_ticket(&t->seg, t->base.rank, (uint32_t)r->ticket);
+    uint64_t open = gate(r->xfer, GATE_OPEN);
+    if (!atomic_compare_exchange_strong(g, &open, 0)) {
+        /* A read is under way: it takes as long as one copy, unless the
+         * reader dies meanwhile. */
+        while (atomic_load(g) == gate(r->xfer, GATE_READING) &&
+               ic_shm_check_peer(t, r->peer, 1) == IC_OK)
+            sched_yield();
+    }
+    ticket_free(t, r);
+}
+
+/* Receiver: passes sender s's gate k for transfer xfer, or fails. */
+static ic_status_t gate_enter(shm_transport_t *t, int s, const shm_rts_t *rts,
+                              _Atomic uint64_t **g)
+{
+    if (rts->ticket >= SHM_TICKETS)
+        return ic_set_error(IC_ERR_TRANSPORT, "shm: rank %d's message names read gate %u of %d",
+                            s, rts->ticket, SHM_TICKETS);
+    *g = shm_seg_ticket(&t->seg, s, rts->ticket);
+    uint64_t open = gate(rts->xfer, GATE_OPEN);
+    if (!atomic_compare_exchange_strong(*g, &open, gate(rts->xfer, GATE_READING))) {
+        ic_status_t st = ic_shm_check_job(t); /* withdrawn because the job failed? */
+        if (st != IC_OK)
+            return st;
+        return ic_set_error(IC_ERR_REVOKED,
+                            "shm: rank %d withdrew its large message (its call failed)", s);
+    }
+    return IC_OK;
+}
+
 /* Tells the sender of transfer xfer how it ended. */
 static void finish_sender(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st)
 {
@@ -153,17 +236,24 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
         finish_sender(t, s, rts->xfer, IC_ERR_TRANSPORT);
         return;
     }
-    if (s == t->base.rank) {
-        memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
-        ic_shm_complete(t, r, IC_OK);
-        ic_shm_rndv_fin(t, s, rts->xfer, IC_OK);
-        return;
-    }
-    if (t->cma) {
-        pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
-        ic_status_t st = cma_read(pid, s, r->buf, rts->addr, r->bytes);
+    if (s == t->base.rank || t->cma) {
+        _Atomic uint64_t *g = NULL;
+        ic_status_t st = gate_enter(t, s, rts, &g);
+        if (st != IC_OK) { /* withdrawn: the sender waits for nothing */
+            ic_shm_complete(t, r, st);
+            return;
+        }
+        if (s == t->base.rank) {
+            memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
+        } else {
+            pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
+            st = cma_read(pid, s, r->buf, rts->addr, r->bytes);
+        }
+        atomic_store(g, gate(rts->xfer, GATE_DONE));
         ic_shm_complete(t, r, st);
-        if (st == IC_ERR_PEER_FAILED)
+        if (s == t->base.rank)
+            ic_shm_rndv_fin(t, s, rts->xfer, IC_OK);
+        else if (st == IC_ERR_PEER_FAILED)
             ic_shm_mark_failed(&t->seg, s, 0); /* the sender's process is gone */
         else
             ic_shm_send_fin(t, s, rts->xfer, st);
@@ -187,6 +277,7 @@ void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st
     for (shm_req_t *prev = NULL, *q = l->head; q; prev = q, q = q->next)
         if (q->xfer == xfer) {
             shm_list_unlink(l, prev, q);
+            ic_shm_ticket_close(t, q);
             if (st != IC_OK)
                 st = ic_set_error(st,
                                   "shm: rank %d refused or failed the %zu-byte message (comm "

@@ -80,7 +80,9 @@ void ic_shm_layout(int p, shm_hdr_t *h)
     h->queue_off = align_up(h->rank_off + (uint64_t)p * sizeof(shm_rank_t), 4096);
     h->queue_stride = align_up(shm_q_bytes(h->ncells), 64);
     h->bulk_ctl_off = align_up(h->queue_off + pairs * h->queue_stride, 4096);
-    h->bulk_data_off = align_up(h->bulk_ctl_off + pairs * sizeof(shm_bulk_ctl_t), 4096);
+    h->tickets_off = align_up(h->bulk_ctl_off + pairs * sizeof(shm_bulk_ctl_t), 64);
+    h->bulk_data_off =
+        align_up(h->tickets_off + (uint64_t)p * SHM_TICKETS * sizeof(uint64_t), 4096);
     h->bulk_stride = (uint64_t)h->nchunks * h->chunk;
     h->total_size = h->bulk_data_off + pairs * h->bulk_stride;
 }
@@ -172,6 +174,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     h->queue_off = lay.queue_off;
     h->queue_stride = lay.queue_stride;
     h->bulk_ctl_off = lay.bulk_ctl_off;
+    h->tickets_off = lay.tickets_off;
     h->bulk_data_off = lay.bulk_data_off;
     h->bulk_stride = lay.bulk_stride;
     h->ncells = lay.ncells;
@@ -290,7 +293,8 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
     ic_shm_layout(size, &want);
     if (h->total_size != want.total_size || h->rank_off != want.rank_off ||
         h->queue_off != want.queue_off || h->queue_stride != want.queue_stride ||
-        h->bulk_ctl_off != want.bulk_ctl_off || h->bulk_data_off != want.bulk_data_off ||
+        h->bulk_ctl_off != want.bulk_ctl_off || h->tickets_off != want.tickets_off ||
+        h->bulk_data_off != want.bulk_data_off ||
         h->bulk_stride != want.bulk_stride || h->ncells != want.ncells ||
         h->chunk != want.chunk || h->nchunks != want.nchunks || h->eager_max != want.eager_max) {
         st = ic_set_error(IC_ERR_TRANSPORT,

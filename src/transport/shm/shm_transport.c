@@ -66,6 +66,7 @@ static shm_req_t *init_req(ic_tx_req_t *req, int kind, int peer, ic_match_key_t 
     r->key = key;
     r->buf = buf;
     r->bytes = bytes;
+    r->ticket = -1;
     return r;
 }
 
@@ -159,9 +160,11 @@ void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
     case SHM_RQ_BACKLOG:
         if (ic_shm_list_remove(&P->backlog, r))
             t->nbacklog--;
+        ic_shm_ticket_revoke(t, r);
         break;
     case SHM_RQ_RNDV:
         ic_shm_list_remove(&P->rndv, r);
+        ic_shm_ticket_revoke(t, r); /* no peer reads the buffer after this */
         break;
     case SHM_RQ_MATCHED:
         ic_shm_list_remove(&P->grants, r);
@@ -282,7 +285,12 @@ static ic_status_t shm_close(ic_transport_t *tt)
 {
     if (!tt)
         return ic_set_error(IC_ERR_ARG, "shm close: transport is NULL");
-    free_instance((shm_transport_t *)tt);
+    shm_transport_t *t = (shm_transport_t *)tt;
+    /* Sends still out (a failed job): no peer may read them any more. */
+    for (int i = 0; i < tt->size; i++)
+        for (shm_req_t *q = t->peers[i].rndv.head; q; q = q->next)
+            ic_shm_ticket_revoke(t, q);
+    free_instance(t);
     return IC_OK;
 }
 
@@ -336,6 +344,8 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     }
     for (int j = 0; j < size; j++)
         t->peers[j].pidfd = -1;
+    for (uint32_t k = 0; k < SHM_TICKETS; k++)
+        t->free_tickets[t->nfree_tickets++] = (uint16_t)(SHM_TICKETS - 1 - k);
     st = ic_shm_seg_map(name, size, &t->seg);
     if (st != IC_OK)
         goto fail;
