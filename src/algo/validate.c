@@ -5,13 +5,13 @@
 
 #include <stdint.h>
 
-static bool is_rooted(ic_coll_t c)
+bool ic_coll_rooted(ic_coll_t c)
 {
     return c == IC_COLL_BCAST || c == IC_COLL_REDUCE || c == IC_COLL_SCATTER ||
            c == IC_COLL_SCATTERV || c == IC_COLL_GATHER || c == IC_COLL_GATHERV;
 }
 
-static bool is_reduction(ic_coll_t c)
+bool ic_coll_reduces(ic_coll_t c)
 {
     return c == IC_COLL_REDUCE || c == IC_COLL_ALLREDUCE || c == IC_COLL_REDUCE_SCATTER_BLOCK ||
            c == IC_COLL_REDUCE_SCATTER || c == IC_COLL_SCAN || c == IC_COLL_EXSCAN;
@@ -88,7 +88,7 @@ ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, 
     if (!ic_dtype_valid(a->dtype))
         return ic_set_error(IC_ERR_DTYPE, "%s: dtype %d is not a valid ic_datatype_t", fn,
                             (int)a->dtype);
-    if (is_reduction(c)) {
+    if (ic_coll_reduces(c)) {
         if (!a->op)
             return ic_set_error(IC_ERR_OP, "%s: op is NULL", fn);
         if (!ic_op_valid(a->op))
@@ -98,7 +98,7 @@ ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, 
             return ic_set_error(IC_ERR_OP, "%s: op '%s' does not apply to dtype %s", fn,
                                 ic_op_kind_name(a->op->kind), ic_datatype_name(a->dtype));
     }
-    if (is_rooted(c) && (a->root < 0 || a->root >= size))
+    if (ic_coll_rooted(c) && (a->root < 0 || a->root >= size))
         return ic_set_error(IC_ERR_ROOT, "%s: root %d is out of range [0, %d)", fn, a->root,
                             size);
     if (uses_counts(c) && !a->counts)
@@ -108,7 +108,7 @@ ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, 
                             a->scounts ? "recvcounts" : "sendcounts");
     if (a->in_place && !in_place_allowed(c, rank == a->root))
         return ic_set_error(IC_ERR_BUFFER, "%s: IC_IN_PLACE is not allowed %s", fn,
-                            is_rooted(c) ? "on a non-root process" : "for this collective");
+                            ic_coll_rooted(c) ? "on a non-root process" : "for this collective");
     /* Every byte count and offset must fit in size_t (with room to add). */
     size_t es = ic_datatype_size(a->dtype);
     if (a->count > SIZE_MAX / 4 / es / (size_t)size)

@@ -14,6 +14,10 @@
  * caller, which knows them. */
 ic_status_t ic_validate_args(const char *fn, const ic_coll_args_t *a, int rank, int size);
 
+/* Whether the collective has a root / combines with an operation. */
+bool ic_coll_rooted(ic_coll_t c);
+bool ic_coll_reduces(ic_coll_t c);
+
 /* Bytes of the send and receive buffer this rank's call reads or writes. */
 void ic_args_buffer_bytes(const ic_coll_args_t *a, int rank, int size, size_t *send_bytes,
                           size_t *recv_bytes);

@@ -11,11 +11,12 @@
 #include "core/check.h"
 
 #include "base/dtype.h"
+#include "algo/validate.h"
 #include "base/status.h"
 
 #include <string.h>
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+uint64_t ic_fnv1a(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
     for (size_t i = 0; i < n; i++)
@@ -23,36 +24,24 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-static int rooted(ic_coll_t c)
-{
-    return c == IC_COLL_BCAST || c == IC_COLL_REDUCE || c == IC_COLL_SCATTER ||
-           c == IC_COLL_SCATTERV || c == IC_COLL_GATHER || c == IC_COLL_GATHERV;
-}
-
-static int reduces(ic_coll_t c)
-{
-    return c == IC_COLL_REDUCE || c == IC_COLL_ALLREDUCE || c == IC_COLL_REDUCE_SCATTER_BLOCK ||
-           c == IC_COLL_REDUCE_SCATTER || c == IC_COLL_SCAN || c == IC_COLL_EXSCAN;
-}
-
 void ic_fingerprint_of(const ic_comm_t *comm, const ic_coll_args_t *a, ic_fingerprint_t *fp)
 {
     const uint64_t h0 = 0xcbf29ce484222325ull;
     memset(fp, 0, sizeof *fp);
     fp->coll = (int32_t)a->coll;
-    fp->root = rooted(a->coll) ? a->root : 0;
+    fp->root = ic_coll_rooted(a->coll) ? a->root : 0;
     fp->dtype = a->coll == IC_COLL_BARRIER ? 0 : (int32_t)a->dtype;
-    fp->op_kind = reduces(a->coll) && a->op ? (int32_t)a->op->kind : -1;
-    fp->commutative = reduces(a->coll) && a->op ? a->op->commutative : -1;
+    fp->op_kind = ic_coll_reduces(a->coll) && a->op ? (int32_t)a->op->kind : -1;
+    fp->commutative = ic_coll_reduces(a->coll) && a->op ? a->op->commutative : -1;
     bool v = a->counts && a->coll != IC_COLL_ALLTOALLV;
     fp->count = v || a->coll == IC_COLL_ALLTOALLV ? 0 : a->count;
-    fp->counts_hash = v ? fnv(h0, a->counts, sizeof(size_t) * (size_t)comm->size) : 0;
+    fp->counts_hash = v ? ic_fnv1a(h0, a->counts, sizeof(size_t) * (size_t)comm->size) : 0;
     const char *algo = comm->algo[a->coll];
-    fp->algo_hash = algo ? fnv(h0, algo, strlen(algo)) : 0;
-    fp->mesh_hash = comm->has_mesh ? fnv(h0, &comm->mesh, sizeof comm->mesh) : 0;
+    fp->algo_hash = algo ? ic_fnv1a(h0, algo, strlen(algo)) : 0;
+    fp->mesh_hash = comm->has_mesh ? ic_fnv1a(h0, &comm->mesh, sizeof comm->mesh) : 0;
     double m[5] = {comm->model.alpha, comm->model.beta, comm->model.gamma, comm->model.delta,
                    comm->model.beta_net};
-    fp->model_hash = fnv(h0, m, sizeof m);
+    fp->model_hash = ic_fnv1a(h0, m, sizeof m);
 }
 
 static const char *op_name(int32_t kind)

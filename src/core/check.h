@@ -20,6 +20,10 @@ typedef struct ic_fingerprint {
     uint64_t model_hash;  /* the cost model's parameters */
 } ic_fingerprint_t;
 
+/* FNV-1a over n bytes, continuing from h (0xcbf29ce484222325 to start);
+ * the fingerprints and the call signatures (coll_run.c) use it. */
+uint64_t ic_fnv1a(uint64_t h, const void *p, size_t n);
+
 /* The fingerprint of call a on comm. */
 void ic_fingerprint_of(const ic_comm_t *comm, const ic_coll_args_t *a, ic_fingerprint_t *fp);
 

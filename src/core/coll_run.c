@@ -268,14 +268,6 @@ static int copy_arrays(ic_request_t *r, const ic_coll_args_t *a, int p)
     return 0;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The call's signature: everything that every rank passes alike and that
  * shapes the messages (collective, the decision, root, datatype, counts,
  * the op's kind and commutativity), hashed.  Buffers, IC_IN_PLACE,
@@ -285,12 +277,12 @@ static uint32_t call_sig(const ic_coll_args_t *a, const ic_choice_t *c, int p)
     uint64_t h = 0xcbf29ce484222325ull;
     int f[6] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
                 a->op ? (int)a->op->commutative : -1, c->mesh.d};
-    h = fnv(h, f, sizeof f);
-    h = fnv(h, c->al->name, strlen(c->al->name));
-    h = fnv(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
-    h = fnv(h, &a->count, sizeof a->count);
+    h = ic_fnv1a(h, f, sizeof f);
+    h = ic_fnv1a(h, c->al->name, strlen(c->al->name));
+    h = ic_fnv1a(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
+    h = ic_fnv1a(h, &a->count, sizeof a->count);
     if (a->counts && a->coll != IC_COLL_ALLTOALLV)
-        h = fnv(h, a->counts, sizeof(size_t) * (size_t)p);
+        h = ic_fnv1a(h, a->counts, sizeof(size_t) * (size_t)p);
     return (uint32_t)(h ^ (h >> 32));
 }
 
