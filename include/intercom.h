@@ -38,6 +38,30 @@
  *    completed, in any thread.
  * tests/run/test_threads.c checks this promise, also under
  * ThreadSanitizer.
+ *
+ * Failures (docs/reliability.md).
+ *  - A call this rank rejects (a bad argument: IC_ERR_DTYPE, _OP, _COUNT,
+ *    _ROOT, _BUFFER, _ARG) writes nothing and still uses up its place in
+ *    the communicator's sequence of calls: the other ranks' run of the
+ *    same call fails at once with IC_ERR_PEER_REJECTED (naming this rank
+ *    and the argument) where it waits for this rank, and the next call
+ *    matches on every rank.
+ *  - A call that fails otherwise (IC_ERR_PEER_FAILED, IC_ERR_TIMEOUT with
+ *    IC_TIMEOUT set, IC_ERR_TRANSPORT, IC_ERR_MISMATCH) cancels every
+ *    message it had in flight: after it returns, the library neither
+ *    reads nor writes its buffers, and no other rank reads them.  Its
+ *    communicator is then failed (revoked): its other calls in flight and
+ *    every later call on it return IC_ERR_REVOKED at once, on this rank
+ *    and, once they are told (within milliseconds), on the others.  Free
+ *    it; ic_comm_free and ic_finalize complete.  Other communicators go
+ *    on, unless the job itself failed (a dead rank fails every call).
+ *  - Ranks that call different collectives or arguments on one
+ *    communicator get IC_ERR_MISMATCH where a message of the other call
+ *    arrives; with ic_comm_set_check (IC_CHECK=1) every rank gets it
+ *    before anything moves, naming the first differing rank and field.
+ *  - Every rank gets the same bits from a reduction (allreduce).
+ *  - Freed or garbage communicator, op and request handles are rejected
+ *    (IC_ERR_COMM, IC_ERR_OP, IC_ERR_ARG), never dereferenced.
  */
 #ifndef INTERCOM_H
 #define INTERCOM_H

@@ -17,6 +17,7 @@
  */
 #include "core/coll_run.h"
 
+#include "base/handles.h"
 #include "base/status.h"
 #include "core/check.h"
 #include "core/strategy.h"
@@ -56,6 +57,21 @@ static void deactivate(ic_request_t *r)
     r->next = NULL;
 }
 
+/* Requests live in a handle pool, so that ic_test, ic_wait, ic_start and
+ * ic_request_free recognise a freed or garbage handle (base/handles.h). */
+static ic_pool_t request_pool = IC_POOL_INIT("request", ic_request_t, 1);
+
+/* IC_OK, or IC_ERR_ARG naming fn when r is not a live request. */
+static ic_status_t request_check(const char *fn, const ic_request_t *r)
+{
+    if (!ic_pool_live(&request_pool, r))
+        return ic_set_error(IC_ERR_ARG,
+                            "%s: req is not a valid request (completed and freed already, or "
+                            "not an ic_request_t)",
+                            fn);
+    return IC_OK;
+}
+
 static void request_destroy(ic_request_t *r)
 {
     if (!r)
@@ -64,7 +80,7 @@ static void request_destroy(ic_request_t *r)
         deactivate(r);
     ic_exec_release(&r->x);
     free(r->arrays);
-    free(r);
+    ic_pool_put(&request_pool, r);
 }
 
 /* The error of a call on a communicator that failed earlier. */
@@ -299,14 +315,14 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     st = ic_plan_build_choice(fn, a, comm->rank, comm->size, &choice, &pl);
     if (st != IC_OK)
         return st;
-    ic_request_t *r = calloc(1, sizeof(*r));
+    ic_request_t *r = ic_pool_get(&request_pool, NULL);
     if (!r) {
         ic_plan_release(&pl);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
     }
     st = ic_exec_prepare(&r->x, &pl);
     if (st != IC_OK) {
-        free(r);
+        ic_pool_put(&request_pool, r);
         return st;
     }
     r->comm = comm;
@@ -502,6 +518,9 @@ ic_status_t ic_start(ic_request_t *req)
 {
     if (!req)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is NULL");
+    ic_status_t vst = request_check("ic_start", req);
+    if (vst != IC_OK)
+        return vst;
     if (!req->persistent)
         return ic_set_error(IC_ERR_ARG, "ic_start: req is not a persistent request");
     if (atomic_load_explicit(&req->comm->failed, memory_order_acquire) != IC_OK)
@@ -535,6 +554,9 @@ ic_status_t ic_test(ic_request_t **req, int *flag)
         *flag = 1;
         return IC_OK;
     }
+    ic_status_t vst = request_check("ic_test", r);
+    if (vst != IC_OK)
+        return vst;
     int done = 0;
     pthread_mutex_lock(&run_lock);
     ic_status_t st = r->active ? progress_all(r, &done) : ended_status(r);
@@ -555,6 +577,9 @@ ic_status_t ic_wait(ic_request_t **req)
     ic_request_t *r = *req;
     if (!r)
         return IC_OK;
+    ic_status_t vst = request_check("ic_wait", r);
+    if (vst != IC_OK)
+        return vst;
     pthread_mutex_lock(&run_lock);
     ic_status_t st = wait_one(r);
     if (!r->persistent) {
@@ -582,6 +607,9 @@ ic_status_t ic_request_free(ic_request_t **req)
 {
     if (!req || !*req)
         return ic_set_error(IC_ERR_ARG, "ic_request_free: req is NULL");
+    ic_status_t vst = request_check("ic_request_free", *req);
+    if (vst != IC_OK)
+        return vst;
     pthread_mutex_lock(&run_lock);
     int active = (*req)->active;
     if (!active) {

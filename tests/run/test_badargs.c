@@ -10,6 +10,8 @@
  * bad rank) within 1 s, a rooted row may also succeed where a rank does
  * not depend on the bad one.  Guard bytes around every buffer must stay
  * intact, and a correct allreduce afterwards must succeed on every rank.
+ * Then freed and garbage communicator and request handles must be
+ * rejected with IC_ERR_COMM / IC_ERR_ARG, never used.
  *
  * mode "mismatch" (p >= 2): the ranks call different things (roots,
  * datatypes of one size, ops, collectives, counts) on a fresh
@@ -240,6 +242,27 @@ static void badargs(ic_comm_t *world)
            "a garbage communicator: %s", ic_last_error());
     EXPECT(ic_comm_free(&dead) == IC_ERR_COMM, "a second free: %s", ic_last_error());
     correct_call(world, "the freed communicator");
+    /* A completed (freed) and a garbage request are rejected, never used. */
+    ic_request_t *req = NULL;
+    double y = 0;
+    EXPECT(ic_iallreduce(&v, &y, 1, IC_DOUBLE, IC_SUM, world, &req) == IC_OK &&
+               ic_wait(&req) == IC_OK && req == NULL && y == size,
+           "iallreduce: %s", ic_last_error());
+    correct_call(world, "the nonblocking call");
+    EXPECT(ic_iallreduce(&v, &y, 1, IC_DOUBLE, IC_SUM, world, &req) == IC_OK, "iallreduce: %s",
+           ic_last_error());
+    ic_request_t *old = req;
+    EXPECT(ic_wait(&req) == IC_OK, "wait: %s", ic_last_error());
+    int flag = 0;
+    EXPECT(ic_wait(&old) == IC_ERR_ARG, "a freed request in ic_wait: %s", ic_last_error());
+    EXPECT(ic_test(&old, &flag) == IC_ERR_ARG, "a freed request in ic_test: %s",
+           ic_last_error());
+    EXPECT(ic_start(old) == IC_ERR_ARG, "a freed request in ic_start: %s", ic_last_error());
+    EXPECT(ic_request_free(&old) == IC_ERR_ARG, "a freed request in ic_request_free: %s",
+           ic_last_error());
+    ic_request_t *junk_req = (ic_request_t *)(void *)junk;
+    EXPECT(ic_wait(&junk_req) == IC_ERR_ARG, "a garbage request: %s", ic_last_error());
+    correct_call(world, "the freed requests");
 }
 
 /* Row k of the mismatch table on comm: returns this rank's status and
