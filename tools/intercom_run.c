@@ -167,6 +167,18 @@ static int culprit(ic_shm_job_t *job, const pid_t *pid, const int *alive, int nr
             first_status = (si.si_status & 0xff) << 8;
     }
     if (first >= 0 && first < nranks && first != r) {
+        /* Found dead by its peers a moment before it finished exiting:
+         * give it up to 200 ms to become reapable, for its real status. */
+        for (int k = 0; k < 200 && first_status < 0 && alive[first]; k++) {
+            siginfo_t si;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, (id_t)pid[first], &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid != 0)
+                first_status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8
+                                                        : si.si_status & 0x7f;
+            else
+                usleep(1000);
+        }
         *st = first_status >= 0 ? first_status : 0;
         return first;
     }
