@@ -28,6 +28,8 @@
 #define _GNU_SOURCE 1
 #include <intercom.h>
 
+#include "run_expect.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,23 +41,6 @@
 #define PAT 0xa5
 
 static int rank, size, failures;
-
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "rank %d: FAIL line %d: ", rank, __LINE__);                       \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-        }                                                                                      \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* A buffer of n bytes with GUARD pattern bytes on each side. */
 typedef struct gbuf {

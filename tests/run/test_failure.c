@@ -20,6 +20,8 @@
 #define _GNU_SOURCE 1
 #include <intercom.h>
 
+#include "run_expect.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,24 +30,7 @@
 
 #define N 200000 /* doubles: large enough for the rendezvous path */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int failures;
-
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "rank %d: FAIL line %d: ", rank, __LINE__);                       \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-        }                                                                                      \
-    } while (0)
 
 int main(int argc, char **argv)
 {

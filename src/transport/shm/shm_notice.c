@@ -183,7 +183,7 @@ static shm_notice_t *record(shm_transport_t *t, const shm_notice_t *n)
 {
     if (t->nnotices == t->capnotices) {
         uint32_t cap = t->capnotices ? 2 * t->capnotices : 8;
-        shm_notice_t *g = cap <= 2 * NOTICE_KEEP ? realloc(t->notices, cap * sizeof(*g)) : NULL;
+        shm_notice_t *g = cap <= NOTICE_KEEP ? realloc(t->notices, cap * sizeof(*g)) : NULL;
         if (g) {
             t->notices = g;
             t->capnotices = cap;

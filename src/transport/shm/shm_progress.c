@@ -167,7 +167,8 @@ static int flush_peer(shm_transport_t *t, int peer)
     }
     if (P->nfins == 0 && P->nnotes > 0 && ic_shm_flush_notices(t, peer) > 0)
         moved = 1;
-    while (P->nfins == 0 && P->nnotes == 0 && P->backlog.head && ic_shm_push_send(t, P->backlog.head)) {
+    while (P->nfins == 0 && P->nnotes == 0 && P->backlog.head &&
+           ic_shm_push_send(t, P->backlog.head)) {
         shm_req_t *r = P->backlog.head;
         shm_list_unlink(&P->backlog, NULL, r);
         t->nbacklog--;
