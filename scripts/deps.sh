@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building intercom needs (Debian packages), only if missing.
 # "scripts/deps.sh gnuplot" also installs gnuplot-nox (for the figures);
-# "scripts/deps.sh fuzz" clang and its libFuzzer runtime (scripts/fuzz.sh).
+# "scripts/deps.sh fuzz" clang and its libFuzzer runtime (scripts/fuzz.sh);
+# "scripts/deps.sh mpi" Debian's Open MPI and MPICH (the MPI bridges,
+# docs/mpi.md) and iproute2 (the pretend hosts of tests/mpi/netns_test.sh).
 set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -16,7 +18,13 @@ for extra in "$@"; do
       ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         need+=(libclang-rt-dev)
       ;;
-    *) echo "scripts/deps.sh: unknown extra '$extra' (known: gnuplot, fuzz)" >&2; exit 2 ;;
+    mpi)
+      command -v mpicc.openmpi >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)
+      command -v mpicc.mpich >/dev/null 2>&1 || need+=(mpich libmpich-dev)
+      command -v ip >/dev/null 2>&1 || need+=(iproute2)
+      command -v unshare >/dev/null 2>&1 || need+=(util-linux)
+      ;;
+    *) echo "scripts/deps.sh: unknown extra '$extra' (known: gnuplot, fuzz, mpi)" >&2; exit 2 ;;
   esac
 done
 if [ ${#need[@]} -gt 0 ]; then

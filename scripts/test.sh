@@ -5,7 +5,7 @@
 # IC_TEST_NO_SANITIZE=1 skips that second stage for a quick local run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh fuzz
+scripts/deps.sh fuzz mpi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j2
 (cd build && ctest -j2 --output-on-failure)

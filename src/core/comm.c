@@ -55,7 +55,6 @@ static ic_status_t load_tune(ic_comm_t *c)
     c->model = m;
     return IC_OK;
 }
-static void comm_destroy(ic_comm_t *c);
 
 /* Communicators live in a handle pool, so that a freed or garbage handle
  * is recognised (base/handles.h). */
@@ -98,8 +97,38 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->check = parent ? parent->check : 0;
     c->explain = parent ? parent->explain : 0;
     c->t = parent ? parent->t : NULL;
+    c->t_host = parent ? parent->t_host : NULL;
+    c->t_nhosts = parent ? parent->t_nhosts : 1;
     if (parent)
         memcpy(c->algo, parent->algo, sizeof(c->algo));
+    *out = c;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_t *env,
+                            ic_comm_t **out)
+{
+    int *ids = malloc(sizeof(int) * (size_t)size);
+    if (!ids)
+        return ic_set_error(IC_ERR_NO_MEM, "out of memory creating a communicator");
+    for (int i = 0; i < size; i++)
+        ids[i] = i;
+    ic_comm_t *c = NULL;
+    ic_status_t st = comm_new(size, rank, ids, 1, NULL, &c);
+    free(ids);
+    if (st != IC_OK)
+        return st;
+    c->t = t;
+    c->timeout = env->timeout;
+    c->check = env->check;
+    c->explain = env->explain;
+    st = load_tune(c);
+    if (st == IC_OK)
+        st = ic_apply_algo_env(c);
+    if (st != IC_OK) { /* every rank reads the same environment and fails alike */
+        ic_comm_destroy(c);
+        return st;
+    }
     *out = c;
     return IC_OK;
 }
@@ -124,41 +153,19 @@ ic_status_t ic_init(ic_comm_t **world)
             return st;
         t->guard = ic_coll_guard();
     }
-    int *ids = malloc(sizeof(int) * (size_t)size);
-    if (!ids) {
-        if (t)
-            t->ops->close(t);
-        return ic_set_error(IC_ERR_NO_MEM, "ic_init: out of memory");
-    }
-    for (int i = 0; i < size; i++)
-        ids[i] = i;
     ic_comm_t *c = NULL;
-    st = comm_new(size, rank, ids, 1, NULL, &c);
-    free(ids);
+    st = ic_comm_new_top(t, size, rank, &env, &c);
     if (st != IC_OK) {
         if (t)
             t->ops->close(t);
         return st;
     }
     c->is_world = 1;
-    c->t = t;
-    c->timeout = env.timeout;
-    c->check = env.check;
-    c->explain = env.explain;
-    st = load_tune(c);
-    if (st == IC_OK)
-        st = ic_apply_algo_env(c);
-    if (st != IC_OK) { /* every rank reads the same environment and fails alike */
-        if (t)
-            t->ops->close(t);
-        comm_destroy(c);
-        return st;
-    }
     *world = c;
     return IC_OK;
 }
 
-static void comm_destroy(ic_comm_t *c)
+void ic_comm_destroy(ic_comm_t *c)
 {
     ic_comm_drop_cache(c);
     free(c->world);
@@ -179,7 +186,7 @@ ic_status_t ic_finalize(ic_comm_t **world)
         ic_status_t cs = w->t->ops->close(w->t);
         st = st != IC_OK ? st : cs;
     }
-    comm_destroy(w);
+    ic_comm_destroy(w);
     *world = NULL;
     return st;
 }
@@ -339,7 +346,10 @@ ic_status_t ic_comm_free(ic_comm_t **comm)
         return cst;
     if ((*comm)->is_world)
         return ic_set_error(IC_ERR_COMM, "ic_comm_free: the world is freed by ic_finalize");
-    comm_destroy(*comm);
+    if ((*comm)->owns_t)
+        return ic_set_error(IC_ERR_COMM, "ic_comm_free: a communicator made by ic_comm_from_mpi "
+                                         "is freed by ic_comm_free_mpi");
+    ic_comm_destroy(*comm);
     *comm = NULL;
     return IC_OK;
 }

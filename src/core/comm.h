@@ -38,6 +38,10 @@ struct ic_comm {
     int has_mesh;
     const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
     int is_world;
+    int owns_t;              /* made by ic_comm_from_mpi: freeing it closes t (and t_host) */
+    int *t_host;             /* host index of each transport rank (shared with the
+                              * communicators derived from this one), or NULL: one host */
+    int t_nhosts;
     double timeout;          /* IC_TIMEOUT: bound on a blocking wait, seconds; 0: none */
     int check;               /* IC_CHECK: compare fingerprints before each call */
     int explain;             /* IC_EXPLAIN: rank 0 prints every new decision */
@@ -71,6 +75,15 @@ int ic_split_members(int size, const int *colors, const int *keys, int me, int *
  * *my_index receives the position of me in the list, or -1. */
 ic_status_t ic_group_check(const char *fn, int size, int n, const int *ranks, int me,
                            int *my_index);
+
+/* A communicator at the top of its own transport t (NULL: a world of
+ * size 1) with ranks 0..size-1 = t's ranks, set up from env, the tune
+ * file and IC_ALGO_* as ic_init does (core/mpi/bridge.c calls it too). */
+struct ic_env;
+ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const struct ic_env *env,
+                            ic_comm_t **out);
+/* Frees c's own storage (not its transport). */
+void ic_comm_destroy(ic_comm_t *c);
 
 /* A child context id derived from the parent's id and a salt. */
 uint64_t ic_comm_child_id(uint64_t parent, uint64_t salt);

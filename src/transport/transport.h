@@ -48,6 +48,9 @@ enum {
 typedef struct ic_tx_req {
     uint64_t opaque[16];
 } ic_tx_req_t;
+/* A backend uses at most the first IC_TX_REQ_BACKEND_WORDS words; the
+ * last one is the routing layer's (transport/route). */
+#define IC_TX_REQ_BACKEND_WORDS 15
 
 typedef struct ic_transport ic_transport_t; /* a backend instance */
 

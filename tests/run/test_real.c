@@ -1,6 +1,8 @@
 /*
  * test_real.c — every collective between real processes, started as
  *   intercom-run -n P test_real
+ * or, built with IC_TEST_MPI (test_mpi_real_<impl>), under mpirun with the
+ * communicator from ic_comm_from_mpi(MPI_COMM_WORLD) (docs/mpi.md).
  * Each rank plans its own part of every case, checks its own buffers
  * against the serial reference of tests/coll/harness.c and reports; the
  * exit status is non-zero if any check failed on this rank.
@@ -13,6 +15,9 @@
  */
 #include "harness.h"
 #include "select/catalog.h"
+#ifdef IC_TEST_MPI
+#include "intercom_mpi.h"
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -65,12 +70,36 @@ static tcase_t make(ic_coll_t coll, const char *algo, int p, size_t count, unsig
     return c;
 }
 
-int main(void)
+/* The world: intercom-run's, or the MPI job's. */
+static ic_status_t open_world(int *argc, char ***argv, ic_comm_t **world)
+{
+#ifdef IC_TEST_MPI
+    MPI_Init(argc, argv);
+    return ic_comm_from_mpi(MPI_COMM_WORLD, world);
+#else
+    (void)argc;
+    (void)argv;
+    return ic_init(world);
+#endif
+}
+
+static ic_status_t close_world(ic_comm_t **world)
+{
+#ifdef IC_TEST_MPI
+    ic_status_t st = ic_comm_free_mpi(world);
+    MPI_Finalize();
+    return st;
+#else
+    return ic_finalize(world);
+#endif
+}
+
+int main(int argc, char **argv)
 {
     harness_init();
     ic_comm_t *world, *half;
-    if (ic_init(&world) != IC_OK) {
-        printf("ic_init: %s\n", ic_last_error());
+    if (open_world(&argc, &argv, &world) != IC_OK) {
+        printf("opening the world: %s\n", ic_last_error());
         return 1;
     }
     int p;
@@ -164,9 +193,9 @@ int main(void)
         report(fail, &c, msg);
     }
     ic_comm_free(&half);
-    ic_status_t st = ic_finalize(&world);
+    ic_status_t st = close_world(&world);
     if (st != IC_OK)
-        printf("rank %d: ic_finalize: %s\n", me, ic_last_error());
+        printf("rank %d: closing the world: %s\n", me, ic_last_error());
     char name[64];
     snprintf(name, sizeof name, "test_real rank %d of %d", me, p);
     if (me == 0 || t.failed)

@@ -142,7 +142,8 @@ typedef struct shm_req {
     int32_t ticket; /* single-copy send: its read gate, or -1 */
     uint8_t kind, state, chunked;
 } shm_req_t;
-_Static_assert(sizeof(shm_req_t) <= sizeof(ic_tx_req_t), "shm_req_t must fit in ic_tx_req_t");
+_Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
+               "shm_req_t must fit in the backend's part of ic_tx_req_t");
 
 typedef struct shm_list {
     shm_req_t *head, *tail;
