@@ -69,3 +69,9 @@ endforeach()
 if(IC_MPI_IMPLS)
   install(FILES include/intercom_mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
+
+# The side-by-side benchmark (bench/mpi_side_by_side.c), per MPI.
+foreach(impl ${IC_MPI_IMPLS})
+  add_executable(bench_mpi_${impl} bench/mpi_side_by_side.c)
+  target_link_libraries(bench_mpi_${impl} PRIVATE intercom_mpi_${impl})
+endforeach()

@@ -88,7 +88,7 @@ static void fmt_time(double us, char *buf, size_t len)
 int main(int argc, char **argv)
 {
     ic_mesh_t mesh = {2, {16, 32}};
-    ic_model_t m = {100, 0.01, 0.005, 0, 0}; /* microseconds */
+    ic_model_t m = {.alpha = 100, .beta = 0.01, .gamma = 0.005, .delta = 0, .beta_net = 0}; /* microseconds */
     for (int i = 1; i < argc; i++) {
         if (sim_tool_arg(argc, argv, &i, &mesh, &m)) {
             continue;

@@ -77,7 +77,7 @@ static double simulate(ic_coll_t coll, size_t n, const ic_mesh_t *mesh, const ic
 int main(int argc, char **argv)
 {
     ic_mesh_t mesh = {2, {16, 32}};
-    ic_model_t m = {100, 0.01, 0.005, 0, 0};
+    ic_model_t m = {.alpha = 100, .beta = 0.01, .gamma = 0.005, .delta = 0, .beta_net = 0};
     size_t max = 64u << 20;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {

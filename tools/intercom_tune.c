@@ -543,7 +543,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         print_report(&r, &c, nranks == 2, &prev, prev_path);
         if (!o.dry_run) {
-            ic_model_t m = {r.alpha, r.beta, c.gamma_float, c.delta, 0};
+            ic_model_t m = {.alpha = r.alpha, .beta = r.beta, .gamma = c.gamma_float, .delta = c.delta, .beta_net = 0};
             char comment[2048];
             build_comment(comment, sizeof comment, argc, argv, &r, &c);
             if ((st = ic_tune_write(out, &m, comment)) != IC_OK) {

@@ -487,7 +487,7 @@ bool coll_sums(ic_coll_t c)
 void parse_options(opts_t *o, int argc, char **argv)
 {
     *o = (opts_t){0};
-    o->m = (ic_model_t){100, 0.01, 0.005, 0, 0}; /* microseconds */
+    o->m = (ic_model_t){.alpha = 100, .beta = 0.01, .gamma = 0.005}; /* microseconds */
     o->dtype = IC_UINT8;
     o->net = ic_net_full();
     o->coll = IC_COLL_COUNT;

@@ -14,10 +14,19 @@
 
 /* the papers' model: a message of n bytes costs alpha + n*beta, reducing n
  * bytes costs n*gamma, copying n bytes locally n*delta (seconds). */
+#define IC_MODEL_LEVELS 2
+
 typedef struct ic_model {
     double alpha, beta, gamma, delta;
     double beta_net; /* per byte of a link of the physical mesh; 0: fully
                         connected (ic_model_params_t) */
+    /* A machine of levels (the MPI bridge across hosts, docs/mpi.md): when
+     * nlevels > 0, dimension i < nlevels of the communicator's mesh is a
+     * level whose messages cost lvl_alpha[i] + n*lvl_beta[i] (dimension 0:
+     * between hosts, 1: inside a host), and alpha, beta are the slowest
+     * level's, which prices the entries that ignore the mesh. */
+    int nlevels, reserved; /* reserved: no padding, so models compare with memcmp */
+    double lvl_alpha[IC_MODEL_LEVELS], lvl_beta[IC_MODEL_LEVELS];
 } ic_model_t;
 
 #endif

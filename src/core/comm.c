@@ -99,10 +99,57 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->t = parent ? parent->t : NULL;
     c->t_host = parent ? parent->t_host : NULL;
     c->t_nhosts = parent ? parent->t_nhosts : 1;
+    c->base_model = parent ? parent->base_model : c->model;
     if (parent)
         memcpy(c->algo, parent->algo, sizeof(c->algo));
+    ic_comm_levels(c);
     *out = c;
     return IC_OK;
+}
+
+void ic_comm_levels(ic_comm_t *c)
+{
+    if (!c->t_host)
+        return;
+    const ic_model_t *b = &c->base_model;
+    double na = b->lvl_alpha[0] > 0 ? b->lvl_alpha[0] : IC_NET_ALPHA_DEFAULT;
+    double nb = b->lvl_beta[0] > 0 ? b->lvl_beta[0] : IC_NET_BETA_DEFAULT;
+    /* Blocks of members on one host, in rank order. */
+    int nblocks = 0, k = 0, even = 1, grouped = 1;
+    for (int i = 0, run = 0; i < c->size; i++) {
+        int h = c->t_host[c->world[i]];
+        run++;
+        if (i + 1 == c->size || c->t_host[c->world[i + 1]] != h) {
+            nblocks++;
+            if (k == 0)
+                k = run;
+            even &= run == k;
+            run = 0;
+            for (int j = i + 1; j < c->size; j++) /* does host h come back later? */
+                grouped &= c->t_host[c->world[j]] != h;
+        }
+    }
+    ic_model_t m = *b;
+    m.nlevels = 0;
+    c->has_mesh = 0;
+    if (nblocks == 1 && grouped) { /* every member on one host */
+        c->model = m;
+        return;
+    }
+    m.alpha = na > b->alpha ? na : b->alpha;
+    m.beta = nb > b->beta ? nb : b->beta;
+    if (grouped && even && k > 1) {
+        m.nlevels = 2;
+        m.lvl_alpha[0] = na;
+        m.lvl_beta[0] = nb;
+        m.lvl_alpha[1] = b->alpha;
+        m.lvl_beta[1] = b->beta;
+        c->has_mesh = 1;
+        c->mesh.d = 2;
+        c->mesh.dims[0] = nblocks;
+        c->mesh.dims[1] = k;
+    }
+    c->model = m;
 }
 
 ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_t *env,
@@ -119,6 +166,7 @@ ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_
     if (st != IC_OK)
         return st;
     c->t = t;
+    c->base_model = c->model;
     c->timeout = env->timeout;
     c->check = env->check;
     c->explain = env->explain;
@@ -129,6 +177,7 @@ ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_
         ic_comm_destroy(c);
         return st;
     }
+    c->base_model = c->model;
     *out = c;
     return IC_OK;
 }
@@ -411,6 +460,7 @@ ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[])
                             "ic_comm_set_mesh: the product of dims is %ld, not the size %d",
                             prod, comm->size);
     ic_comm_drop_cache(comm); /* cached plans may use the old mesh */
+    comm->model.nlevels = 0; /* the levels were those of the hosts' mesh */
     comm->has_mesh = ndims > 0;
     comm->mesh.d = ndims;
     for (int i = 0; i < ndims; i++)
@@ -463,7 +513,14 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
     if (!(m->alpha > 0))
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->alpha must be > 0");
     ic_comm_drop_cache(comm); /* cached plans were chosen with the old model */
-    comm->model = (ic_model_t){m->alpha, m->beta, m->gamma, m->delta, m->beta_net};
+    ic_model_t nm = {0};
+    nm.alpha = m->alpha;
+    nm.beta = m->beta;
+    nm.gamma = m->gamma;
+    nm.delta = m->delta;
+    nm.beta_net = m->beta_net;
+    comm->model = nm; /* as given: no levels */
+    comm->base_model = nm;
     return IC_OK;
 }
 

@@ -42,6 +42,9 @@ struct ic_comm {
     int *t_host;             /* host index of each transport rank (shared with the
                               * communicators derived from this one), or NULL: one host */
     int t_nhosts;
+    ic_model_t base_model;   /* the model of one host (tune file, defaults), with the
+                              * network level's alpha, beta in lvl_*[0] when given;
+                              * ic_comm_levels derives model and mesh from it */
     double timeout;          /* IC_TIMEOUT: bound on a blocking wait, seconds; 0: none */
     int check;               /* IC_CHECK: compare fingerprints before each call */
     int explain;             /* IC_EXPLAIN: rank 0 prints every new decision */
@@ -82,6 +85,18 @@ ic_status_t ic_group_check(const char *fn, int size, int n, const int *ranks, in
 struct ic_env;
 ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const struct ic_env *env,
                             ic_comm_t **out);
+/* Across hosts (t_host set): sets c's model and mesh from base_model and
+ * where its members are.  Members grouped by host, h > 1 hosts of k > 1
+ * members each: the h x k mesh, dimension 0 across hosts, 1 inside, each
+ * a level of the model (model.h).  Otherwise (uneven hosts, interleaved
+ * ranks, one rank per host) the entries that ignore the mesh, priced at
+ * the network level.  One host: base_model as it is. */
+void ic_comm_levels(ic_comm_t *c);
+/* The network level's defaults when neither the tune file nor the
+ * program gives them (TCP between hosts; docs/mpi.md). */
+#define IC_NET_ALPHA_DEFAULT 3e-5
+#define IC_NET_BETA_DEFAULT 1e-9
+
 /* Frees c's own storage (not its transport). */
 void ic_comm_destroy(ic_comm_t *c);
 

@@ -14,10 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TUNE_NKEYS 4
+#define TUNE_NKEYS 6
+#define TUNE_NREQ 4 /* the keys ic_tune_write always writes */
 #define TUNE_MAX_VALUE 1e3 /* seconds; the bound of ic_comm_set_model */
 
-static const char *const tune_keys[TUNE_NKEYS] = {"alpha", "beta", "gamma", "delta"};
+/* net_alpha, net_beta: the network level of a job across hosts (docs/mpi.md). */
+static const char *const tune_keys[TUNE_NKEYS] = {"alpha", "beta",      "gamma",
+                                                  "delta", "net_alpha", "net_beta"};
 
 static double *model_field(ic_model_t *m, int k)
 {
@@ -28,8 +31,12 @@ static double *model_field(ic_model_t *m, int k)
         return &m->beta;
     case 2:
         return &m->gamma;
-    default:
+    case 3:
         return &m->delta;
+    case 4:
+        return &m->lvl_alpha[0];
+    default:
+        return &m->lvl_beta[0];
     }
 }
 
@@ -42,7 +49,7 @@ static const char *value_problem(int k, double v)
         return "is negative";
     if (v > TUNE_MAX_VALUE)
         return "is more than 1000 seconds";
-    if (k == 0 && !(v > 0))
+    if ((k == 0 || k == 4) && !(v > 0))
         return "must be greater than 0";
     return NULL;
 }
@@ -76,7 +83,7 @@ static ic_status_t parse_line(const char *path, long lineno, char *line, ic_mode
     if (k == TUNE_NKEYS)
         return ic_set_error(IC_ERR_ARG,
                             "tune file %s line %ld: unknown key '%.60s' (the keys are alpha, "
-                            "beta, gamma and delta)",
+                            "beta, gamma, delta, net_alpha and net_beta)",
                             path, lineno, key);
     if (seen[k])
         return ic_set_error(IC_ERR_ARG, "tune file %s line %ld: '%s' is given twice (first on "
@@ -237,6 +244,8 @@ ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *com
         return ic_set_error(IC_ERR_ARG, "ic_tune_write: m is NULL");
     ic_model_t mm = *m;
     for (int k = 0; k < TUNE_NKEYS; k++) {
+        if (k >= TUNE_NREQ && *model_field(&mm, k) == 0)
+            continue; /* the network level: written only when known */
         const char *problem = value_problem(k, *model_field(&mm, k));
         if (problem)
             return ic_set_error(IC_ERR_ARG, "ic_tune_write: %s = %g %s", tune_keys[k],
@@ -272,6 +281,8 @@ ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *com
                "# alpha + n*beta, reducing n bytes n*gamma, copying n bytes n*delta\n"
                "# (seconds, seconds per byte)\n");
     for (int k = 0; k < TUNE_NKEYS; k++) {
+        if (k >= TUNE_NREQ && *model_field(&mm, k) == 0)
+            continue;
         char num[40];
         format_exact(num, sizeof num, *model_field(&mm, k));
         fprintf(f, "%s = %s\n", tune_keys[k], num);

@@ -13,7 +13,7 @@
 
 ic_model_t ic_model_default(void)
 {
-    ic_model_t m = {1e-6, 1e-10, 5e-11, 5e-11, 0};
+    ic_model_t m = {.alpha = 1e-6, .beta = 1e-10, .gamma = 5e-11, .delta = 5e-11};
     return m;
 }
 

@@ -36,6 +36,10 @@ double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
 static ic_model_t ring_model(const ic_sched_t *s, int t, const ic_model_t *m)
 {
     ic_model_t r = *m;
+    if (s->dim[t] < m->nlevels) { /* a level of a hierarchical machine: its own alpha, beta */
+        r.alpha = m->lvl_alpha[s->dim[t]];
+        r.beta = m->lvl_beta[s->dim[t]];
+    }
     if (!(m->beta_net > 0))
         return r;
     int base = s->ring[t].stride;
@@ -228,17 +232,26 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
      * physical mesh of the same shape). */
     ic_sched_t best = ic_sched_mesh(&mesh, 0);
     double best_t = -1;
+    /* On a machine of levels the hybrid also tries the rings in reverse
+     * order, so that it can split inside the hosts (reduce-scatter there,
+     * the short phase across hosts, allgather there). */
+    int norders = v == IC_MV_HYBRID && m->nlevels > 0 ? 2 : 1;
     for (unsigned mask = 0; mask <= all; mask++) {
-        ic_sched_t c = ic_sched_mesh(&mesh, mask);
-        int lo = v == IC_MV_HYBRID ? 0 : c.nrings;
-        for (int j = lo; j <= c.nrings; j++) {
-            ic_sched_set_split(&c, j);
-            double t = ic_cost_mesh_sched(a, p, &c, m);
-            /* Better by more than rounding: equal sums added in another
-             * order must not pick a factored schedule over a plain one. */
-            if (best_t < 0 || t < best_t - 1e-12 * best_t) {
-                best = c;
-                best_t = t;
+        for (int o = 0; o < norders; o++) {
+            ic_sched_t c = ic_sched_mesh(&mesh, mask);
+            if (o == 1)
+                for (int t = 0; t < c.nrings; t++)
+                    c.order[t] = c.nrings - 1 - t;
+            int lo = v == IC_MV_HYBRID ? 0 : c.nrings;
+            for (int j = lo; j <= c.nrings; j++) {
+                ic_sched_set_split(&c, j);
+                double t = ic_cost_mesh_sched(a, p, &c, m);
+                /* Better by more than rounding: equal sums added in another
+                 * order must not pick a factored schedule over a plain one. */
+                if (best_t < 0 || t < best_t - 1e-12 * best_t) {
+                    best = c;
+                    best_t = t;
+                }
             }
         }
     }

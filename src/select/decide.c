@@ -24,8 +24,8 @@ static int shapes_of(const ic_coll_args_t *a, int p, bool user_only, ic_mesh_t *
     int n = 0;
     if (a->mesh && ic_mesh_size(a->mesh) == p)
         out[n++] = *a->mesh;
-    if ((user_only || a->model.beta_net > 0) && n > 0)
-        return n;
+    if ((user_only || a->model.beta_net > 0 || a->model.nlevels > 0) && n > 0)
+        return n; /* a physical mesh, or the hosts x ranks of a machine of levels */
     int f = ic_mesh_factorizations(p, 3, out + n, MAX_SHAPES - n);
     return n + (f < MAX_SHAPES - n ? f : MAX_SHAPES - n);
 }
@@ -153,6 +153,10 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
            a->model.alpha, a->model.beta, a->model.gamma, a->model.delta);
     if (a->model.beta_net > 0)
         APPEND(", links %.3g s/B shared on the mesh", a->model.beta_net);
+    static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
+    for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
+        APPEND("\n  level %d (mesh dimension %d, %s): alpha %.3g s, beta %.3g s/B", i, i,
+               level_name[i], a->model.lvl_alpha[i], a->model.lvl_beta[i]);
     APPEND("\n");
 }
 

@@ -27,7 +27,7 @@ static void expect_eq(double got, double want, const char *what, int p, size_t n
         printf("FAIL %s p=%d n=%zu: got %.9g, want %.9g\n", what, p, n, got, want);
 }
 
-static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0, 0};
+static const ic_model_t M = {.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .delta = 0.0, .beta_net = 0};
 
 /* Simulated time of algorithm al on p ranks, count elements of int32,
  * root 0 (v-forms: even counts). */

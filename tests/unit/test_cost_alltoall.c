@@ -29,7 +29,7 @@ static void expect_eq(double got, double want, const char *what, int p, size_t n
         printf("FAIL %s p=%d n=%zu: got %.9g, want %.9g\n", what, p, n, got, want);
 }
 
-static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0, 0};
+static const ic_model_t M = {.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .delta = 0.0, .beta_net = 0};
 
 /* Arguments of every rank: count int32 per block (v-forms: even counts). */
 static void fill_args(ic_coll_args_t *a, const ic_algo_t *al, size_t count, const size_t *counts,

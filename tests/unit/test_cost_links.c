@@ -25,7 +25,7 @@ static double sim(int d, const int *dims, ic_coll_t coll, const char *algo, size
     int p = 1;
     for (int k = 0; k < d; k++)
         p *= (mesh.dims[k] = dims[k]);
-    ic_model_t m = {3.0, 0.011, 0.0057, 0.0, beta_net};
+    ic_model_t m = {.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .delta = 0.0, .beta_net = beta_net};
     ic_coll_args_t *args = calloc((size_t)p, sizeof *args);
     for (int r = 0; r < p; r++) {
         args[r].coll = coll;
@@ -63,7 +63,7 @@ static double cost(int d, const int *dims, ic_coll_t coll, const char *algo, siz
     a.dtype = IC_INT32;
     a.op = IC_SUM;
     a.count = count;
-    a.model = (ic_model_t){3.0, 0.011, 0.0057, 0.0, beta_net};
+    a.model = (ic_model_t){.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .beta_net = beta_net};
     a.mesh = &mesh;
     const ic_algo_t *al = ic_catalog_find(coll, algo);
     return al ? al->cost(&a, p, &a.model) : -1;

@@ -34,7 +34,7 @@ static void expect_eq(double got, double want, const char *what, const ic_mesh_t
     }
 }
 
-static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0, 0};
+static const ic_model_t M = {.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .delta = 0.0, .beta_net = 0};
 
 static void fill(ic_coll_args_t *a, ic_coll_t coll, size_t count, size_t *counts, int p,
                  const ic_mesh_t *mesh)

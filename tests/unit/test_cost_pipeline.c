@@ -30,8 +30,8 @@ static void expect_eq(double got, double want, const char *what, int p, int root
                want);
 }
 
-static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0, 0};
-static const ic_model_t MSLOW = {3.0, 0.002, 0.05, 0.0, 0}; /* compute slower than the ports */
+static const ic_model_t M = {.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .delta = 0.0, .beta_net = 0};
+static const ic_model_t MSLOW = {.alpha = 3.0, .beta = 0.002, .gamma = 0.05, .delta = 0.0, .beta_net = 0}; /* compute slower than the ports */
 
 static ic_coll_args_t args_of(const ic_algo_t *al, size_t count, int root, const ic_mesh_t *mesh,
                               const ic_model_t *m)

@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ic_model_t M = {3.0, 0.011, 0.0057, 0.0, 0};
+static const ic_model_t M = {.alpha = 3.0, .beta = 0.011, .gamma = 0.0057, .delta = 0.0, .beta_net = 0};
 static int verbose;
 
 /* ---- small helpers ----------------------------------------------------------- */

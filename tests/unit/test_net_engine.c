@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ic_model_t M = {5.0, 0.01, 0.0, 0.0, 0};
+static const ic_model_t M = {.alpha = 5.0, .beta = 0.01, .gamma = 0.0, .delta = 0.0, .beta_net = 0};
 
 /* Plans where rank i sends bytes to to[i] (to[i] < 0: nothing) and
  * receives from whoever sends to it; all at once. */

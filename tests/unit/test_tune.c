@@ -45,13 +45,13 @@ static int model_eq(const ic_model_t *a, const ic_model_t *b)
            a->delta == b->delta;
 }
 
-static const ic_model_t base = {3e-6, 4e-10, 6e-11, 7e-11, 0};
+static const ic_model_t base = {.alpha = 3e-6, .beta = 4e-10, .gamma = 6e-11, .delta = 7e-11};
 
 static void test_round_trip(void)
 {
     char p[256];
     path_in(p, sizeof p, "rt.conf");
-    const ic_model_t m = {1.2345678901234567e-06, 1.0e-10, 4.9e-11, 3.3333333333333333e-11, 0};
+    const ic_model_t m = {.alpha = 1.2345678901234567e-06, .beta = 1.0e-10, .gamma = 4.9e-11, .delta = 3.3333333333333333e-11, .beta_net = 0};
     CHECK(ic_tune_write(p, &m, "written by test_tune\nsecond line") == IC_OK, "write: %s",
           ic_last_error());
     ic_model_t r = base;
@@ -70,7 +70,7 @@ static void test_round_trip(void)
     struct stat sb;
     CHECK(stat(p, &sb) == 0 && (sb.st_mode & 0777) == 0644, "mode %o", sb.st_mode & 0777);
     /* Overwriting replaces it, and no temporary file stays behind. */
-    const ic_model_t m2 = {2e-6, 0, 0, 0, 0};
+    const ic_model_t m2 = {.alpha = 2e-6, .beta = 0, .gamma = 0, .delta = 0, .beta_net = 0};
     CHECK(ic_tune_write(p, &m2, NULL) == IC_OK, "rewrite: %s", ic_last_error());
     r = base;
     CHECK(ic_tune_read(p, &r) == IC_OK && model_eq(&r, &m2), "read rewritten: %s",
@@ -89,12 +89,12 @@ static void test_round_trip(void)
     CHECK(ic_tune_read(p, &r) == IC_OK && model_eq(&r, &m), "read after mkdir: %s",
           ic_last_error());
     /* Invalid models are not written. */
-    const ic_model_t bad = {0, 1e-10, 1e-10, 1e-10, 0};
+    const ic_model_t bad = {.alpha = 0, .beta = 1e-10, .gamma = 1e-10, .delta = 1e-10, .beta_net = 0};
     path_in(p, sizeof p, "bad.conf");
     CHECK(ic_tune_write(p, &bad, NULL) == IC_ERR_ARG && strstr(ic_last_error(), "alpha"),
           "write alpha 0: '%s'", ic_last_error());
     CHECK(access(p, F_OK) != 0, "invalid model written anyway");
-    const ic_model_t nan_m = {1e-6, NAN, 1e-10, 1e-10, 0};
+    const ic_model_t nan_m = {.alpha = 1e-6, .beta = NAN, .gamma = 1e-10, .delta = 1e-10, .beta_net = 0};
     CHECK(ic_tune_write(p, &nan_m, NULL) == IC_ERR_ARG && strstr(ic_last_error(), "beta"),
           "write NaN beta: '%s'", ic_last_error());
     /* A parent that is a file, not a directory. */
@@ -132,6 +132,30 @@ static void test_comments_and_partial(void)
     CHECK(ic_tune_read(p, &r) == IC_OK && r.beta == 0 && r.gamma == 0 && r.delta == 0 &&
               r.alpha == base.alpha,
           "zeros: %s", ic_last_error());
+}
+
+/* The network level of a job across hosts (docs/mpi.md): optional keys,
+ * read into lvl_*[0], written back only when set. */
+static void test_network_level(void)
+{
+    char p[256];
+    path_in(p, sizeof p, "net.conf");
+    write_text(p, "net_alpha = 2.5e-05\nnet_beta = 8e-10\n");
+    ic_model_t r = base;
+    CHECK(ic_tune_read(p, &r) == IC_OK, "net keys: %s", ic_last_error());
+    CHECK(r.lvl_alpha[0] == 2.5e-05 && r.lvl_beta[0] == 8e-10 && model_eq(&r, &base),
+          "net keys read %g %g", r.lvl_alpha[0], r.lvl_beta[0]);
+    path_in(p, sizeof p, "net_rt.conf");
+    CHECK(ic_tune_write(p, &r, NULL) == IC_OK, "write with net keys: %s", ic_last_error());
+    ic_model_t back = {.alpha = 1};
+    CHECK(ic_tune_read(p, &back) == IC_OK && model_eq(&back, &r) &&
+              back.lvl_alpha[0] == r.lvl_alpha[0] && back.lvl_beta[0] == r.lvl_beta[0],
+          "net keys round trip: %s", ic_last_error());
+    path_in(p, sizeof p, "net_zero.conf");
+    write_text(p, "net_alpha = 0\n");
+    r = base;
+    CHECK(ic_tune_read(p, &r) == IC_ERR_ARG && strstr(ic_last_error(), "net_alpha"),
+          "net_alpha = 0 must be refused: %s", ic_last_error());
 }
 
 /* The file holds text; reading it must fail with IC_ERR_ARG, leave the
@@ -196,7 +220,7 @@ static void test_errors(void)
     /* alpha kept from a bad previous value is refused. */
     path_in(p, sizeof p, "beta_only.conf");
     write_text(p, "beta = 1e-10\n");
-    ic_model_t z = {0, 0, 0, 0, 0};
+    ic_model_t z = {.alpha = 0, .beta = 0, .gamma = 0, .delta = 0, .beta_net = 0};
     CHECK(ic_tune_read(p, &z) == IC_ERR_ARG && z.beta == 0, "alpha 0 kept: '%s'",
           ic_last_error());
 }
@@ -300,6 +324,7 @@ int main(void)
     }
     test_round_trip();
     test_comments_and_partial();
+    test_network_level();
     test_errors();
     test_default_path();
     remove_tree(dir);

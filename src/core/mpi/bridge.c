@@ -260,6 +260,7 @@ ic_status_t ic_comm_from_mpi(MPI_Comm comm, ic_comm_t **out)
     c->t_nhosts = L.nhosts;
     if (L.nhosts > 1) {
         c->t_host = L.host_of;
+        ic_comm_levels(c); /* the hosts x ranks mesh and the levels' model */
     } else {
         free(L.host_of);
     }
