@@ -36,6 +36,10 @@ typedef struct ic_coll_args {
     bool in_place;
     ic_model_t model; /* used by blocks that decide with the model */
     const ic_mesh_t *mesh; /* the logical mesh (ic_comm_set_mesh); NULL: a line */
+    /* Where the ranks are (the MPI bridge across hosts): host index
+     * 0..nhosts-1 of each communicator rank; NULL (nhosts 1): one host. */
+    const int *host_of;
+    int nhosts;
 } ic_coll_args_t;
 
 #endif

@@ -45,7 +45,7 @@ ic_view_t ic_mesh_dim_view(const ic_mesh_t *m, int rank, int k)
 {
     int stride = ic_mesh_stride(m, k);
     int coord = (rank / stride) % m->dims[k];
-    ic_view_t v = {m->dims[k], rank - coord * stride, stride, coord};
+    ic_view_t v = {m->dims[k], rank - coord * stride, stride, coord, NULL};
     return v;
 }
 

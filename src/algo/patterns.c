@@ -6,7 +6,7 @@
 
 ic_view_t ic_view_whole(int size, int rank)
 {
-    ic_view_t v = {size, 0, 1, rank};
+    ic_view_t v = {size, 0, 1, rank, NULL};
     return v;
 }
 

@@ -13,12 +13,19 @@
 /* A view: the members of a building block, as an arithmetic sequence of
  * communicator ranks first, first+stride, ... (n members).  me is this
  * rank's index in the view, or -1 when it is not a member.  Rows, columns
- * and dimensions of a row-major logical mesh are all views. */
+ * and dimensions of a row-major logical mesh are all views.  With map set,
+ * the sequence indexes map instead, so any list of ranks is a view (the
+ * members of one host, the hosts' leaders: algo/hosts.c). */
 typedef struct ic_view {
     int n, first, stride, me;
+    const int *map; /* NULL: the ranks themselves */
 } ic_view_t;
 
-static inline int ic_view_rank(const ic_view_t *v, int i) { return v->first + i * v->stride; }
+static inline int ic_view_rank(const ic_view_t *v, int i)
+{
+    int j = v->first + i * v->stride;
+    return v->map ? v->map[j] : j;
+}
 
 /* The whole communicator as a view. */
 ic_view_t ic_view_whole(int size, int rank);

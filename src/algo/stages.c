@@ -49,7 +49,7 @@ ic_view_t ic_sched_view(const ic_sched_t *s, int t, int r, bool active)
 {
     int d = ic_sched_digit(s, t, r);
     ic_view_t v = {s->ring[t].size, r - d * s->ring[t].stride, s->ring[t].stride,
-                   active ? d : -1};
+                   active ? d : -1, NULL};
     return v;
 }
 

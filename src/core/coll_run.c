@@ -344,6 +344,8 @@ static ic_status_t check_call(const char *fn, ic_comm_t *comm, ic_coll_args_t *a
         return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
     a->model = comm->model;
     a->mesh = comm->has_mesh ? &comm->mesh : NULL;
+    a->host_of = comm->host_of;
+    a->nhosts = comm->nhosts;
     if (*sendbuf == IC_IN_PLACE) {
         a->in_place = true;
         *sendbuf = NULL;

@@ -132,18 +132,39 @@ void ic_comm_levels(ic_comm_t *c)
     ic_model_t m = *b;
     m.nlevels = 0;
     c->has_mesh = 0;
+    free(c->host_of);
+    c->host_of = NULL;
+    c->nhosts = 1;
     if (nblocks == 1 && grouped) { /* every member on one host */
         c->model = m;
         return;
     }
+    /* The members' hosts, renumbered in order of first appearance, for
+     * the leaders' entries (algo/hosts.c). */
+    int *ho = malloc(sizeof(int) * (size_t)c->size);
+    int *seen = calloc((size_t)c->t_nhosts, sizeof(int));
+    if (ho && seen) {
+        int n = 0;
+        for (int i = 0; i < c->size; i++) {
+            int h = c->t_host[c->world[i]];
+            if (!seen[h])
+                seen[h] = ++n;
+            ho[i] = seen[h] - 1;
+        }
+        c->host_of = ho;
+        c->nhosts = n;
+        ho = NULL;
+    }
+    free(ho);
+    free(seen); /* out of memory: no leaders' entries, still correct */
     m.alpha = na > b->alpha ? na : b->alpha;
     m.beta = nb > b->beta ? nb : b->beta;
+    m.lvl_alpha[0] = na; /* both levels are known; they apply to the mesh's */
+    m.lvl_beta[0] = nb;  /* dimensions only with nlevels set (model.h) */
+    m.lvl_alpha[1] = b->alpha;
+    m.lvl_beta[1] = b->beta;
     if (grouped && even && k > 1) {
         m.nlevels = 2;
-        m.lvl_alpha[0] = na;
-        m.lvl_beta[0] = nb;
-        m.lvl_alpha[1] = b->alpha;
-        m.lvl_beta[1] = b->beta;
         c->has_mesh = 1;
         c->mesh.d = 2;
         c->mesh.dims[0] = nblocks;
@@ -216,6 +237,7 @@ ic_status_t ic_init(ic_comm_t **world)
 
 void ic_comm_destroy(ic_comm_t *c)
 {
+    free(c->host_of);
     ic_comm_drop_cache(c);
     free(c->world);
     ic_pool_put(&comm_pool, c);

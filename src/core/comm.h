@@ -42,6 +42,9 @@ struct ic_comm {
     int *t_host;             /* host index of each transport rank (shared with the
                               * communicators derived from this one), or NULL: one host */
     int t_nhosts;
+    int *host_of;            /* host of each member, 0..nhosts-1 in order of first
+                              * appearance (ic_comm_levels); NULL: one host */
+    int nhosts;
     ic_model_t base_model;   /* the model of one host (tune file, defaults), with the
                               * network level's alpha, beta in lvl_*[0] when given;
                               * ic_comm_levels derives model and mesh from it */

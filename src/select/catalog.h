@@ -14,6 +14,7 @@
 #define IC_ALGO_COMMUTATIVE 0x1u /* needs a commutative operation */
 #define IC_ALGO_MESH 0x2u        /* follows the logical mesh (ic_comm_set_mesh) */
 #define IC_ALGO_POW2 0x4u        /* needs p to be a power of two */
+#define IC_ALGO_HOSTS 0x10u      /* the selector takes it only across hosts; forced, it runs anywhere */
 /* Tested by its family's own matrix and cost tests (test_coll_<family>,
  * test_cost_<family>) rather than the generic ones. */
 #define IC_ALGO_OWN_TESTS 0x8u

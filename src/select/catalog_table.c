@@ -17,6 +17,7 @@
 #include "algo/builders_alltoall.h"
 #include "algo/builders_mesh.h"
 #include "algo/builders_pipeline.h"
+#include "algo/hosts.h"
 #include "select/cost.h"
 
 #include <stdlib.h>
@@ -231,6 +232,7 @@ static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 #define MC (IC_ALGO_MESH | IC_ALGO_COMMUTATIVE)
 #define POW2 IC_ALGO_POW2
 #define OWN IC_ALGO_OWN_TESTS
+#define HC (IC_ALGO_HOSTS | IC_ALGO_COMMUTATIVE)
 static const ic_algo_t catalog[] = {
     /* ---- bcast: MST, scatter + collect; mesh: SC and MST-SC; pipelines ---------------------- */
     {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
@@ -246,6 +248,8 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_BCAST, "dopl",
      "dimension-ordered pipeline along the mesh's chains (very long vectors)", OWN | M,
      ic_build_bcast_dopl, ic_cost_bcast_dopl, NULL},
+    {IC_COLL_BCAST, "hosts", "MST over the hosts' leaders, then MST inside each host",
+     IC_ALGO_HOSTS, ic_build_bcast_hosts, ic_cost_bcast_hosts, ic_describe_hosts},
     /* ---- reduce: MST, reduce-scatter + gather; mesh: DG and MST-DG; pipelines --------------- */
     {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", 0,
      ic_build_reduce_mst, c_reduce_mst, NULL},
@@ -259,6 +263,8 @@ static const ic_algo_t catalog[] = {
      OWN, ic_build_reduce_chain, ic_cost_reduce_chain, NULL},
     {IC_COLL_REDUCE, "dopl", "dimension-ordered pipeline, reversed, rank order (very long vectors)",
      OWN | M, ic_build_reduce_dopl, ic_cost_reduce_dopl, NULL},
+    {IC_COLL_REDUCE, "hosts", "MST inside each host to its leader, then MST over the leaders", HC,
+     ic_build_reduce_hosts, ic_cost_reduce_hosts, ic_describe_hosts},
     /* ---- allreduce: reduce + bcast, RS + allgather; mesh: DR, PFR, PFR-DC, hybrid ----------- */
     {IC_COLL_ALLREDUCE, "reduce_bcast", "MST reduce + MST broadcast (short vectors)", 0,
      ic_build_allreduce_reduce_bcast, c_allreduce_rb, NULL},
@@ -273,6 +279,9 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_ALLREDUCE, "hybrid",
      "hybrid global combine: halve over some rings, circulate the rest", MC, ic_build_mesh_hybrid,
      ic_cost_mesh_hybrid, ic_describe_mesh_hybrid},
+    {IC_COLL_ALLREDUCE, "hosts",
+     "reduce inside each host, allreduce over the hosts' leaders, bcast inside", HC,
+     ic_build_allreduce_hosts, ic_cost_allreduce_hosts, ic_describe_hosts},
     /* ---- scatter ---------------------------------------------------------------------------- */
     {IC_COLL_SCATTER, "mst", "minimum spanning tree", 0, ic_build_scatter_mst, c_scatter_mst, NULL},
     /* ---- scatterv --------------------------------------------------------------------------- */

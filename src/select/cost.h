@@ -50,4 +50,11 @@ double ic_cost_barrier(int n, const ic_model_t *m);
 /* Dissemination scan: the recurrence over rounds. */
 double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m);
 
+/* The leaders' entries over hosts (cost_hosts.c, algo/hosts.c). */
+double ic_cost_bcast_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_allreduce_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m);
+void ic_describe_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m, char *buf,
+                       size_t len);
+
 #endif

@@ -69,6 +69,8 @@ int ic_decide(const ic_coll_args_t *a, int p, const ic_algo_t *forced, const ic_
     for (size_t i = 0; i < ncat; i++) {
         if (!ic_algo_applies(&cat[i], a, p))
             continue;
+        if ((cat[i].flags & IC_ALGO_HOSTS) && !(a->host_of && a->nhosts > 1))
+            continue; /* the leaders' entries: only across hosts */
         if (a->coll == IC_COLL_ALLTOALLV && best->al) {
             continue; /* per-rank counts: every rank takes the first entry */
         }

@@ -642,8 +642,10 @@ static int setup(setup_t *s, const tcase_t *c, int only)
             a->rcounts = s->rc + (size_t)r * p;
             a->rdispls = s->rd + (size_t)r * p;
         }
-        a->model = ic_model_default();
+        a->model = c->model ? *c->model : ic_model_default();
         a->mesh = c->mesh;
+        a->host_of = c->host_of;
+        a->nhosts = c->nhosts;
     }
     return alloc_buffers(s);
 }
@@ -725,12 +727,16 @@ int run_pair(const tcase_t *a, const tcase_t *b, int world_size, char *msg, size
 
 void describe(const tcase_t *c, char *out, size_t len)
 {
-    snprintf(out, len, "%s/%s p=%d root=%d count=%zu %s %s%s v=%d l=%d seed=%u%s",
+    char hosts[128] = "";
+    for (int r = 0, n = 0; c->host_of && r < c->p && n < (int)sizeof hosts - 8; r++)
+        n += snprintf(hosts + n, sizeof hosts - (size_t)n, "%s%d", r ? "," : " hosts=",
+                      c->host_of[r]);
+    snprintf(out, len, "%s/%s p=%d root=%d count=%zu %s %s%s v=%d l=%d seed=%u%s%s",
              ic_coll_name(c->coll), c->algo ? c->algo : "auto", c->p, c->root, c->count,
              ic_datatype_name(c->dtype),
              c->op ? (c->op->kind == IC_OP_USER ? "user" : ic_op_kind_name(c->op->kind)) : "-",
              c->in_place ? " in-place" : "", (int)c->vcounts, (int)c->vlayout, c->seed,
-             c->world ? " subcomm" : "");
+             c->world ? " subcomm" : "", hosts);
 }
 
 void check_case(tally_t *t, const tcase_t *c)

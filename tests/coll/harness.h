@@ -44,6 +44,9 @@ typedef struct tcase {
     const int *world;       /* member i on node world[i]; NULL: identity */
     bool random_floats;     /* random reals, compared with a tolerance */
     const ic_mesh_t *mesh;  /* logical mesh of the communicator; NULL: a line */
+    const int *host_of;     /* host of each rank (across hosts); NULL: one host */
+    int nhosts;
+    const ic_model_t *model; /* NULL: ic_model_default() */
     /* Floats of widely different magnitudes (whose sums depend on the
      * order of combining), compared with the reference within a tolerance
      * relative to the sum of the magnitudes; and for allreduce, every
