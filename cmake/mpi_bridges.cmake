@@ -75,3 +75,11 @@ foreach(impl ${IC_MPI_IMPLS})
   add_executable(bench_mpi_${impl} bench/mpi_side_by_side.c)
   target_link_libraries(bench_mpi_${impl} PRIVATE intercom_mpi_${impl})
 endforeach()
+
+# intercom-tune under mpirun, measuring the network level too (docs/mpi.md).
+foreach(impl ${IC_MPI_IMPLS})
+  add_executable(intercom-tune-mpi-${impl} tools/intercom_tune.c)
+  target_compile_definitions(intercom-tune-mpi-${impl} PRIVATE IC_TUNE_MPI)
+  target_link_libraries(intercom-tune-mpi-${impl} PRIVATE intercom_mpi_${impl}_internal m)
+  install(TARGETS intercom-tune-mpi-${impl} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endforeach()

@@ -31,6 +31,15 @@
  * beta were not measured would mislead the selector).  More than 2
  * processes: exits with 2 (run it with -n 2).
  *
+ * Built against an MPI bridge (intercom-tune-mpi-openmpi, -mpich; docs/mpi.md)
+ * it runs under mpirun on any number of ranks across hosts:
+ *   mpirun -n P intercom-tune-mpi-openmpi [options]
+ * rank 0 ping-pongs with the first other rank on its host (alpha, beta:
+ * the host level, over shared memory) and with the first rank on another
+ * host (net_alpha, net_beta: the network level, over MPI), the same way;
+ * a level with no such rank keeps the present file's (or the default)
+ * values.  The other ranks wait.
+ *
  * IC_TUNE_FILE is removed from the environment before ic_init, after it
  * has given the output path, so that a missing or broken tune file —
  * the one this run is about to (re)write — does not stop ic_init.
@@ -39,6 +48,9 @@
 #define _GNU_SOURCE
 #endif
 #include "intercom.h"
+#ifdef IC_TUNE_MPI
+#include "intercom_mpi.h"
+#endif
 
 #include "base/dtype.h"
 #include "core/tune.h"
@@ -226,14 +238,16 @@ static void fit(pp_result_t *r)
     }
 }
 
-static void measure_alpha_beta(const opts_t *o, pp_result_t *r)
+/* Ping-pong between rank 0 and rank peer of the world (the others only
+ * take part in the split and in the final bcast of the results). */
+static void measure_alpha_beta(const opts_t *o, pp_result_t *r, int peer, const char *what)
 {
     ic_comm_t *pp;
     ic_status_t st;
-    if ((st = ic_comm_split(world, 0, me, &pp)) != IC_OK)
+    if ((st = ic_comm_split(world, me == 0 || me == peer ? 0 : IC_UNDEFINED, me, &pp)) != IC_OK)
         fail("ic_comm_split", st);
     /* With 2 ranks "mst" sends the whole vector as one message. */
-    if ((st = ic_comm_set_algorithm(pp, IC_COLL_BCAST, "mst")) != IC_OK)
+    if (pp && (st = ic_comm_set_algorithm(pp, IC_COLL_BCAST, "mst")) != IC_OK)
         fail("ic_comm_set_algorithm", st);
     unsigned char *buf = malloc(MAX_PP_SIZE);
     double *rt = malloc(sizeof(double) * MAX_REPS);
@@ -246,9 +260,10 @@ static void measure_alpha_beta(const opts_t *o, pp_result_t *r)
     r->nsizes = 0;
     for (size_t n = 8; n <= MAX_PP_SIZE; n = n == 8 ? 16 : n * 4)
         r->size[r->nsizes++] = n;
-    for (int i = 0; i < r->nsizes; i++) {
+    for (int i = 0; i < r->nsizes && pp; i++) {
         const size_t n = r->size[i];
-        progress("measuring alpha/beta: size %zu (%d/%d)...\n", n, i + 1, r->nsizes);
+        progress("measuring %s: rank 0 <-> rank %d, size %zu (%d/%d)...\n", what, peer, n, i + 1,
+                 r->nsizes);
         /* Warm-up (the first call also plans), a few timed round trips,
          * and from their time rank 0 picks the number of measured ones
          * and tells rank 1. */
@@ -273,7 +288,8 @@ static void measure_alpha_beta(const opts_t *o, pp_result_t *r)
     }
     free(rt);
     free(buf);
-    ic_comm_free(&pp);
+    if (pp)
+        ic_comm_free(&pp);
     /* Rank 0's times are the ones that count; everyone gets them. */
     if ((st = ic_bcast(r->t, (size_t)r->nsizes, IC_DOUBLE, 0, world)) != IC_OK ||
         (st = ic_bcast(r->tmin, (size_t)r->nsizes, IC_DOUBLE, 0, world)) != IC_OK)
@@ -407,7 +423,11 @@ static void build_comment(char *buf, size_t len, int argc, char **argv, const pp
     } while (0)
     APPEND("written by intercom-tune on %s\n", date);
     APPEND("machine: %ld processors online, cpu %s\n", sysconf(_SC_NPROCESSORS_ONLN), cpu);
+#ifdef IC_TUNE_MPI
+    APPEND("command: mpirun -n %d", nranks);
+#else
     APPEND("command: intercom-run -n %d", nranks);
+#endif
     for (int i = 0; i < argc; i++)
         APPEND(" %s", argv[i]);
     APPEND("\nalpha, beta: ping-pong (ic_bcast, 2 ranks), %d sizes 8 B .. 16 MiB, fit max "
@@ -418,28 +438,32 @@ static void build_comment(char *buf, size_t len, int argc, char **argv, const pp
 #undef APPEND
 }
 
+static void print_fit(const pp_result_t *r, const char *what)
+{
+    printf("# %s: one-way time of an n-byte message = half the median round trip\n"
+           "# (ic_bcast from rank 0, then from the peer, algorithm mst); fit\n"
+           "# t(n) = alpha + n*beta by least squares on relative residuals\n", what);
+    printf("%12s %9s %13s %13s %13s %9s\n", "bytes", "iters", "median_us", "min_us", "fit_us",
+           "resid");
+    for (int i = 0; i < r->nsizes; i++) {
+        double f = r->alpha + r->beta * (double)r->size[i];
+        printf("%12zu %9d %13.3f %13.3f %13.3f %+8.1f%%\n", r->size[i], r->iters[i],
+               r->t[i] * 1e6, r->tmin[i] * 1e6, f * 1e6, 100 * (f - r->t[i]) / r->t[i]);
+    }
+    printf("fit: alpha = %.4g s (%.3f us), beta = %.4g s/B (%.4f ns/B, %.2f GB/s), "
+           "max |residual| %.1f%%\n",
+           r->alpha, r->alpha * 1e6, r->beta, r->beta * 1e9,
+           r->beta > 0 ? 1e-9 / r->beta : INFINITY, 100 * r->max_resid);
+    if (r->note)
+        printf("note: %s\n", r->note);
+    printf("\n");
+}
+
 static void print_report(const pp_result_t *r, const compute_result_t *c, int have_pp,
                          const ic_model_t *prev, const char *prev_path)
 {
-    if (have_pp) {
-        printf("# alpha/beta: one-way time of an n-byte message = half the median round trip\n"
-               "# (ic_bcast from rank 0, then from rank 1, algorithm mst); fit\n"
-               "# t(n) = alpha + n*beta by least squares on relative residuals\n");
-        printf("%12s %9s %13s %13s %13s %9s\n", "bytes", "iters", "median_us", "min_us",
-               "fit_us", "resid");
-        for (int i = 0; i < r->nsizes; i++) {
-            double f = r->alpha + r->beta * (double)r->size[i];
-            printf("%12zu %9d %13.3f %13.3f %13.3f %+8.1f%%\n", r->size[i], r->iters[i],
-                   r->t[i] * 1e6, r->tmin[i] * 1e6, f * 1e6, 100 * (f - r->t[i]) / r->t[i]);
-        }
-        printf("fit: alpha = %.4g s (%.3f us), beta = %.4g s/B (%.4f ns/B, %.2f GB/s), "
-               "max |residual| %.1f%%\n",
-               r->alpha, r->alpha * 1e6, r->beta, r->beta * 1e9,
-               r->beta > 0 ? 1e-9 / r->beta : INFINITY, 100 * r->max_resid);
-        if (r->note)
-            printf("note: %s\n", r->note);
-        printf("\n");
-    }
+    if (have_pp)
+        print_fit(r, "alpha/beta");
     printf("# gamma/delta: median of %d passes over 8 MiB, %s\n", c->reps,
            nranks > 1 ? "both ranks at once, slower rank" : "one process");
     printf("gamma float sum  = %.4g s/B (%.4f ns/B, %.2f GB/s)   <- the model's gamma\n",
@@ -477,6 +501,50 @@ static void print_report(const pp_result_t *r, const compute_result_t *c, int ha
         printf("(previous: %s)\n", prev_path);
 }
 
+/* The world: intercom-run's, or (the MPI build) the MPI job's. */
+static ic_status_t open_world(int *argc, char ***argv)
+{
+#ifdef IC_TUNE_MPI
+    MPI_Init(argc, argv);
+    return ic_comm_from_mpi(MPI_COMM_WORLD, &world);
+#else
+    (void)argc;
+    (void)argv;
+    return ic_init(&world);
+#endif
+}
+
+static void close_world(void)
+{
+#ifdef IC_TUNE_MPI
+    ic_comm_free_mpi(&world);
+    MPI_Finalize();
+#else
+    ic_finalize(&world);
+#endif
+}
+
+/* The ping-pong peers of rank 0: another rank on its host (*local) and a
+ * rank on another host (*net), or -1.  Under intercom-run: rank 1 is local. */
+static void find_peers(int *local, int *net)
+{
+    *local = nranks > 1 ? 1 : -1;
+    *net = -1;
+#ifdef IC_TUNE_MPI
+    int nh, *host = malloc(sizeof(int) * (size_t)nranks);
+    if (!host || ic_comm_mpi_hosts(world, &nh, host) != IC_OK)
+        fail("ic_comm_mpi_hosts", IC_ERR_NO_MEM);
+    *local = -1;
+    for (int r = nranks - 1; r > 0; r--) {
+        if (host[r] == host[0])
+            *local = r;
+        else
+            *net = r;
+    }
+    free(host);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     /* The output path honours IC_TUNE_FILE; then ic_init must not read it
@@ -485,17 +553,19 @@ int main(int argc, char **argv)
     const char *def = ic_tune_default_path(defpath, sizeof defpath);
     unsetenv("IC_TUNE_FILE");
 
-    ic_status_t st = ic_init(&world);
+    ic_status_t st = open_world(&argc, &argv);
     if (st != IC_OK) {
-        fprintf(stderr, "intercom-tune: ic_init: %s\n", ic_last_error());
+        fprintf(stderr, "intercom-tune: opening the world: %s\n", ic_last_error());
         return 1;
     }
     ic_comm_rank(world, &me);
     ic_comm_size(world, &nranks);
     opts_t o;
     parse_args(&o, argc, argv);
+#ifndef IC_TUNE_MPI
     if (nranks > 2)
         die_usage("run it on 2 processes (intercom-run -n 2 intercom-tune), not %d", nranks);
+#endif
     const char *out = o.out ? o.out : def;
     if (nranks == 1 && !o.dry_run) {
         fprintf(stderr,
@@ -503,7 +573,7 @@ int main(int argc, char **argv)
                 "    intercom-run -n 2 intercom-tune%s%s\n"
                 "Alone it can only measure gamma and delta, with --dry-run (nothing written).\n",
                 o.out ? " --out " : "", o.out ? o.out : "");
-        ic_finalize(&world);
+        close_world();
         return 2;
     }
     if (!o.dry_run && !out)
@@ -520,6 +590,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "intercom-tune: the present file is unusable (%s); it will be "
                             "replaced\n", ic_last_error());
     }
+    int local, net;
+    find_peers(&local, &net);
     if (me == 0) {
         printf("# intercom-tune: %d process%s, %s mode; %s%s\n", nranks, nranks > 1 ? "es" : "",
                o.quick ? "quick" : "full", o.dry_run ? "dry run, writing nothing" : "writing ",
@@ -527,23 +599,43 @@ int main(int argc, char **argv)
         if (nranks == 1)
             printf("# one process: alpha and beta need intercom-run -n 2; measuring gamma and "
                    "delta only\n");
+        if (nranks > 1 && local < 0)
+            printf("# no other rank on rank 0's host: alpha and beta keep %s values\n",
+                   prev_path ? "the present file's" : "the default");
+        if (net >= 0)
+            printf("# across hosts: rank 0 <-> rank %d measures net_alpha, net_beta\n", net);
         fflush(stdout);
     }
 
-    pp_result_t r;
+    pp_result_t r, rn;
     memset(&r, 0, sizeof r);
+    memset(&rn, 0, sizeof rn);
     double t0 = now();
-    if (nranks == 2)
-        measure_alpha_beta(&o, &r);
+    if (local >= 0)
+        measure_alpha_beta(&o, &r, local, "alpha/beta");
+    if (net >= 0)
+        measure_alpha_beta(&o, &rn, net, "net_alpha/net_beta");
     compute_result_t c;
     measure_compute(&o, &c);
     progress("measured in %.1f s\n", now() - t0);
 
     int rc = 0;
     if (me == 0) {
-        print_report(&r, &c, nranks == 2, &prev, prev_path);
+        if (net >= 0)
+            print_fit(&rn, "net_alpha/net_beta (between hosts, over MPI)");
+        print_report(&r, &c, local >= 0, &prev, prev_path);
         if (!o.dry_run) {
-            ic_model_t m = {.alpha = r.alpha, .beta = r.beta, .gamma = c.gamma_float, .delta = c.delta, .beta_net = 0};
+            ic_model_t m = prev; /* keeps a level that was not measured */
+            if (local >= 0) {
+                m.alpha = r.alpha;
+                m.beta = r.beta;
+            }
+            if (net >= 0) {
+                m.lvl_alpha[0] = rn.alpha;
+                m.lvl_beta[0] = rn.beta;
+            }
+            m.gamma = c.gamma_float;
+            m.delta = c.delta;
             char comment[2048];
             build_comment(comment, sizeof comment, argc, argv, &r, &c);
             if ((st = ic_tune_write(out, &m, comment)) != IC_OK) {
@@ -555,6 +647,6 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    ic_finalize(&world);
+    close_world();
     return rc;
 }

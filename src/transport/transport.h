@@ -113,6 +113,10 @@ struct ic_transport {
     const ic_transport_ops_t *ops;
     int rank, size;
     pthread_mutex_t *guard;
+    /* Bumped by the backend whenever its progress sees something happen
+     * (a message arrived, a transfer advanced): a layer above that polls
+     * several backends (transport/route) waits for it to change. */
+    uint64_t events;
 };
 
 #endif

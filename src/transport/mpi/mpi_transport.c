@@ -51,6 +51,8 @@
 #define PART_MAX ((size_t)1 << 30)
 #define EAGER_DEFAULT ((size_t)16 << 10)
 #define RQ_MAGIC 0x6d706972u /* "mpir" */
+#define YIELD_S 2e-3
+#define SLEEP_NS 50000
 
 enum { MSG_EAGER = 1, MSG_RTS, MSG_NACK, MSG_NOTICE };
 enum { RQ_SEND = 1, RQ_RECV };
@@ -494,9 +496,12 @@ static void advance_xfers(mpi_transport_t *t, int *events)
 
 static ic_status_t progress_events(mpi_transport_t *t, int *events)
 {
-    ic_status_t st = drain(t, events);
-    advance_xfers(t, events);
+    int ev = 0;
+    ic_status_t st = drain(t, &ev);
+    advance_xfers(t, &ev);
     reap_out(t);
+    *events += ev;
+    t->base.events += (uint64_t)ev;
     return st;
 }
 
@@ -682,15 +687,17 @@ static void guard_take(ic_transport_t *tt)
         pthread_mutex_lock(tt->guard);
 }
 
-/* Polls for about 20 us, then yields, then sleeps 50 us at a time (MPI
- * offers no blocking wait for "any message of this communicator" that
- * could be woken by another thread), up to timeout_s. */
+/* Polls for about 20 us, then yields the CPU between polls up to
+ * YIELD_S (other ranks on this core run meanwhile; a reply from another
+ * host usually comes within that time), then sleeps SLEEP_NS at a time
+ * (MPI offers no blocking wait for "any message of this communicator"
+ * that another thread could interrupt), up to timeout_s. */
 static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
 {
     mpi_transport_t *t = (mpi_transport_t *)tt;
     unsigned w0 = atomic_load(&t->woken);
     double start = now_s();
-    for (unsigned i = 0;; i++) {
+    for (;;) {
         int ev = 0;
         ic_status_t st = progress_events(t, &ev);
         if (st != IC_OK || ev > 0 || atomic_load(&t->woken) != w0)
@@ -701,10 +708,10 @@ static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
         guard_release(tt);
         if (waited < 20e-6) {
             /* poll */
-        } else if (i < 64) {
+        } else if (waited < YIELD_S) {
             sched_yield();
         } else {
-            struct timespec ts = {0, 50000};
+            struct timespec ts = {0, SLEEP_NS};
             nanosleep(&ts, NULL);
         }
         guard_take(tt);

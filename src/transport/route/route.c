@@ -5,19 +5,24 @@
  * it; the last word says which backend, for test and cancel.
  *
  * Waiting with both backends in use: the remote one has no doorbell the
- * local one could sleep on, so a wait polls the remote backend and then
- * lets the local one wait for at most SLICE_S (it returns at once when a
- * local peer rings); the core calls wait again until its request is done.
+ * local one could sleep on.  A wait polls both, yielding the CPU between
+ * polls, until either reports an event (ic_transport_t.events) or
+ * YIELD_S passed; after that it polls the remote backend and lets the
+ * local one sleep for at most SLICE_S (it returns at once when a local
+ * peer rings); the core calls wait again until its request is done.
  * With one backend in use, its own wait is used whole.
  */
 #include "transport/route/route.h"
 
 #include "base/status.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SLICE_S 50e-6
+#define YIELD_S 2e-3
 enum { VIA_LOCAL = 1, VIA_REMOTE = 2 };
 #define ROUTE_WORD (IC_TX_REQ_BACKEND_WORDS)
 _Static_assert(ROUTE_WORD < sizeof(((ic_tx_req_t *)0)->opaque) / sizeof(uint64_t),
@@ -151,9 +156,27 @@ static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
     t->remote->guard = tt->guard;
     if (!t->local || t->nlocal == 0)
         return t->remote->ops->wait(t->remote, timeout_s);
-    ic_status_t st = t->remote->ops->wait(t->remote, 0); /* a poll */
-    if (st != IC_OK)
-        return st;
+    uint64_t e0 = t->local->events + t->remote->events;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        ic_status_t st = t->remote->ops->wait(t->remote, 0); /* a poll */
+        if (st == IC_OK)
+            st = t->local->ops->wait(t->local, 0);
+        if (st != IC_OK || t->local->events + t->remote->events != e0)
+            return st;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double waited = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (!(waited < timeout_s))
+            return IC_OK;
+        if (waited >= YIELD_S)
+            break;
+        if (tt->guard)
+            pthread_mutex_unlock(tt->guard);
+        sched_yield();
+        if (tt->guard)
+            pthread_mutex_lock(tt->guard);
+    }
     return t->local->ops->wait(t->local, timeout_s < SLICE_S ? timeout_s : SLICE_S);
 }
 

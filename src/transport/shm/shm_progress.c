@@ -306,5 +306,6 @@ ic_status_t ic_shm_progress(shm_transport_t *t, int *events)
         ev += ic_shm_rndv_chunk_progress(t);
     if (events)
         *events += ev;
+    t->base.events += (uint64_t)ev;
     return st;
 }
