@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build-asan}
-cmake -S . -B "$bin" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIC_SANITIZE=ON -DIC_MPI=off >/dev/null
+cmake -S . -B "$bin" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIC_SANITIZE=ON >/dev/null
 cmake --build "$bin" -j2
 cd "$bin"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
