@@ -43,6 +43,16 @@ enum {
 };
 #define IC_NOTICE_TEXT_MAX 200 /* bytes of a notice's text, NUL included */
 
+/* A failure notice as an instance records it: the calls it covers
+ * (comm, from seq on or at seq), its scope, the status it fails them
+ * with, the rank it came from (in the job's numbering: ic_tx_job_rank)
+ * and its text. */
+typedef struct ic_notice {
+    uint64_t comm, seq;
+    int32_t scope, status, from;
+    char text[IC_NOTICE_TEXT_MAX];
+} ic_notice_t;
+
 /* A request: storage owned by the caller (the executor keeps one per
  * SEND/RECV step), opaque to it.  Large enough for every backend. */
 typedef struct ic_tx_req {
@@ -84,6 +94,10 @@ typedef struct ic_transport_ops {
      * messages to peer. */
     ic_status_t (*notify)(ic_transport_t *t, int peer, ic_match_key_t key, int scope,
                           ic_status_t status, const char *text);
+    /* Records a notice that another instance of this process received
+     * (transport/route passes them between its backends), with the
+     * effect of one received here: the calls it covers fail. */
+    ic_status_t (*learn)(ic_transport_t *t, const ic_notice_t *n);
     /* Moves pending data without blocking. */
     ic_status_t (*progress)(ic_transport_t *t);
     /* Blocks until something may have changed (a message arrived, a
@@ -117,6 +131,18 @@ struct ic_transport {
      * (a message arrived, a transfer advanced): a layer above that polls
      * several backends (transport/route) waits for it to change. */
     uint64_t events;
+    /* Set by a layer above: called whenever this instance records a notice
+     * it received (or a mismatch it found), not for learned ones. */
+    void (*on_notice)(void *ctx, ic_transport_t *from_t, const ic_notice_t *n);
+    void *on_notice_ctx;
+    /* The job's rank of each rank of this instance, for messages (set by
+     * transport/route for its shm backend); NULL: the same numbers. */
+    const int *job_rank;
 };
+
+static inline int ic_tx_job_rank(const ic_transport_t *t, int r)
+{
+    return t->job_rank && r >= 0 && r < t->size ? t->job_rank[r] : r;
+}
 
 #endif

@@ -320,7 +320,7 @@ static void test_views(void)
 {
     ic_view_t v = ic_view_whole(6, 4);
     CHECK(v.n == 6 && v.first == 0 && v.stride == 1 && v.me == 4, "view_whole");
-    ic_view_t c = {3, 1, 4, 2};
+    ic_view_t c = {3, 1, 4, 2, NULL};
     CHECK(ic_view_rank(&c, 0) == 1 && ic_view_rank(&c, 2) == 9, "view_rank");
     CHECK(ic_ring_right(4, 5) == 0 && ic_ring_left(0, 5) == 4 && ic_ring_left(3, 5) == 2,
           "ring neighbours");

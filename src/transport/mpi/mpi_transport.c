@@ -26,8 +26,12 @@
  * Failures.  Any MPI error fails the request with IC_ERR_PEER_FAILED and
  * the MPI error string (MPI reports a dead peer this way where it can;
  * usually mpirun ends the job first).  Notices fail every request of the
- * calls they name, posted now or later, as on shm (shm_notice.c; the
- * stray-message memory of shm is not done here).  Waiting polls MPI with
+ * calls they name, posted now or later, as on shm (shm_notice.c); the
+ * routing layer passes them on to the shm side (base.on_notice,
+ * ops->learn).  As on shm, each rank remembers the (comm, seq, signature)
+ * of its last CALLS calls: a message of such a call with another
+ * signature, arriving before or after the call was posted, fails that
+ * call and the later ones of the communicator with IC_ERR_MISMATCH.  Waiting polls MPI with
  * short sleeps; the core's IC_TIMEOUT bounds a wait for a peer that hangs.
  */
 #ifndef _GNU_SOURCE
@@ -52,6 +56,7 @@
 #define EAGER_DEFAULT ((size_t)16 << 10)
 #define RQ_MAGIC 0x6d706972u /* "mpir" */
 #define YIELD_S 2e-3
+#define CALLS 64
 #define SLEEP_NS 50000
 
 enum { MSG_EAGER = 1, MSG_RTS, MSG_NACK, MSG_NOTICE };
@@ -102,11 +107,7 @@ typedef struct mpi_out {
     unsigned char data[];
 } mpi_out_t;
 
-typedef struct mpi_notice {
-    uint64_t comm, seq;
-    int32_t scope, status, from;
-    char text[IC_NOTICE_TEXT_MAX];
-} mpi_notice_t;
+typedef ic_notice_t mpi_notice_t;
 
 typedef struct mpi_transport {
     ic_transport_t base;
@@ -120,6 +121,11 @@ typedef struct mpi_transport {
     mpi_notice_t *notices;
     size_t nnotices, capnotices;
     atomic_uint woken;
+    struct {
+        uint64_t comm, seq;
+        uint32_t sig;
+    } calls[CALLS]; /* the last calls posted, round robin */
+    uint64_t ncalls;
 } mpi_transport_t;
 
 static double now_s(void)
@@ -290,6 +296,63 @@ static ic_status_t record_notice(mpi_transport_t *t, const mpi_notice_t *n)
     return IC_OK;
 }
 
+/* A message from peer of this rank's call key.comm/key.seq came with
+ * signature sig: the communicator fails here from that call on. */
+static void mismatch_found(mpi_transport_t *t, int peer, uint64_t comm, uint64_t seq,
+                           uint32_t theirs, uint32_t ours)
+{
+    mpi_notice_t n;
+    memset(&n, 0, sizeof n);
+    n.comm = comm;
+    n.seq = seq;
+    n.scope = IC_NOTICE_COMM;
+    n.status = IC_ERR_MISMATCH;
+    n.from = peer;
+    snprintf(n.text, sizeof n.text,
+             "mpi: rank %d sent a message of call %llu with signature %08x, this rank's call "
+             "has %08x (the ranks called different collectives or arguments)",
+             peer, (unsigned long long)seq, theirs, ours);
+    record_notice(t, &n);
+    if (t->base.on_notice)
+        t->base.on_notice(t->base.on_notice_ctx, &t->base, &n);
+}
+
+/* The signature of this rank's call comm/seq if it is remembered, else 0
+ * with *found = 0. */
+static uint32_t call_sig(const mpi_transport_t *t, uint64_t comm, uint64_t seq, int *found)
+{
+    uint64_t n = t->ncalls < CALLS ? t->ncalls : CALLS;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t j = (t->ncalls - 1 - i) % CALLS;
+        if (t->calls[j].comm == comm && t->calls[j].seq == seq) {
+            *found = 1;
+            return t->calls[j].sig;
+        }
+    }
+    *found = 0;
+    return 0;
+}
+
+/* Remembers the call of key, and checks the messages of it that came
+ * before it was posted. */
+static void note_call(mpi_transport_t *t, const ic_match_key_t *key)
+{
+    if (t->ncalls > 0) {
+        uint64_t j = (t->ncalls - 1) % CALLS;
+        if (t->calls[j].comm == key->comm && t->calls[j].seq == key->seq)
+            return;
+    }
+    uint64_t j = t->ncalls++ % CALLS;
+    t->calls[j].comm = key->comm;
+    t->calls[j].seq = key->seq;
+    t->calls[j].sig = key->sig;
+    for (mpi_ux_t *u = t->ux; u; u = u->next)
+        if (u->h.comm == key->comm && u->h.seq == key->seq && u->h.sig != key->sig) {
+            mismatch_found(t, u->peer, key->comm, key->seq, u->h.sig, key->sig);
+            return;
+        }
+}
+
 /* ---- matching -------------------------------------------------------- */
 
 static bool same_key(const ic_match_key_t *k, const mpi_hdr_t *h)
@@ -402,7 +465,10 @@ static ic_status_t on_message(mpi_transport_t *t, int peer, mpi_ux_t *m)
         size_t len = h->bytes < sizeof n.text ? (size_t)h->bytes : sizeof n.text - 1;
         memcpy(n.text, m->data, len);
         free(m);
-        return record_notice(t, &n);
+        ic_status_t st = record_notice(t, &n);
+        if (t->base.on_notice)
+            t->base.on_notice(t->base.on_notice_ctx, &t->base, &n);
+        return st;
     }
     ic_match_key_t k = {h->comm, h->seq, h->tag, h->sig};
     if (notice_find(t, &k)) { /* a call this rank has given up: drop it */
@@ -418,6 +484,17 @@ static ic_status_t on_message(mpi_transport_t *t, int peer, mpi_ux_t *m)
             free(m);
             return IC_OK;
         }
+    int known = 0;
+    uint32_t ours = call_sig(t, h->comm, h->seq, &known);
+    if (known && ours != h->sig) { /* a stray message of another call */
+        if (h->type == MSG_RTS)
+            nack(t, peer, h, IC_ERR_MISMATCH);
+        uint64_t comm = h->comm, seq = h->seq;
+        uint32_t theirs = h->sig;
+        free(m);
+        mismatch_found(t, peer, comm, seq, theirs, ours);
+        return IC_OK;
+    }
     m->next = NULL;
     *t->ux_tail = m;
     t->ux_tail = &m->next;
@@ -541,6 +618,7 @@ static ic_status_t op_isend(ic_transport_t *tt, int peer, ic_match_key_t key, co
     if (st != IC_OK)
         return st;
     mpi_req_t *r = init_req(req, RQ_SEND, peer, key, (void *)(uintptr_t)buf, bytes);
+    note_call(t, &key);
     const mpi_notice_t *n = notice_find(t, &key);
     if (n) {
         finish(r, notice_error(n));
@@ -579,6 +657,7 @@ static ic_status_t op_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, vo
     if (st != IC_OK)
         return st;
     mpi_req_t *r = init_req(req, RQ_RECV, peer, key, buf, bytes);
+    note_call(t, &key);
     const mpi_notice_t *n = notice_find(t, &key);
     if (n) {
         finish(r, notice_error(n));
@@ -667,6 +746,13 @@ static ic_status_t op_notify(ic_transport_t *tt, int peer, ic_match_key_t key, i
     h.status = status;
     h.bytes = strlen(msg) + 1;
     return send_copy(t, peer, &h, msg, (size_t)h.bytes);
+}
+
+static ic_status_t op_learn(ic_transport_t *tt, const ic_notice_t *n)
+{
+    if (!tt || !n || (n->scope != IC_NOTICE_CALL && n->scope != IC_NOTICE_COMM))
+        return ic_set_error(IC_ERR_ARG, "mpi learn: bad transport or notice");
+    return record_notice((mpi_transport_t *)tt, n);
 }
 
 static ic_status_t op_progress(ic_transport_t *tt)
@@ -773,6 +859,7 @@ static const ic_transport_ops_t mpi_ops = {
     .test = op_test,
     .cancel = op_cancel,
     .notify = op_notify,
+    .learn = op_learn,
     .progress = op_progress,
     .wait = op_wait,
     .wake = op_wake,

@@ -32,6 +32,7 @@ typedef struct route {
     ic_transport_t base;
     ic_transport_t *local, *remote;
     int *local_rank; /* per peer: its rank in local, or -1 */
+    int *job_rank;   /* per rank of local: its routing rank (local->job_rank) */
     int nlocal, nremote;
 } route_t;
 
@@ -101,12 +102,24 @@ static ic_transport_t *owner(route_t *t, const ic_tx_req_t *req)
     return s;
 }
 
+/* Before a request of one backend is tested, the other one is moved
+ * along: a notice or a stray message that reached this rank through the
+ * other backend before the request's last message (say a mismatch found
+ * on shm while the call's data comes over MPI) then usually fails the
+ * call here instead of the next one (docs/mpi.md). */
 static ic_status_t op_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
 {
     route_t *t = (route_t *)tt;
     ic_transport_t *s = t && req ? owner(t, req) : NULL;
     if (!s)
         return ic_set_error(IC_ERR_ARG, "route test: not a request of this transport");
+    ic_transport_t *other = s == t->local ? t->remote : t->local;
+    if (other && t->nlocal > 0 && t->nremote > 0) {
+        other->guard = tt->guard;
+        ic_status_t st = other->ops->progress(other);
+        if (st != IC_OK)
+            return st;
+    }
     return s->ops->test(s, req, done);
 }
 
@@ -128,6 +141,28 @@ static ic_status_t op_notify(ic_transport_t *tt, int peer, ic_match_key_t key, i
     int sp, which;
     ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
     return s->ops->notify(s, sp, key, scope, status, text);
+}
+
+static ic_status_t op_learn(ic_transport_t *tt, const ic_notice_t *n)
+{
+    route_t *t = (route_t *)tt;
+    ic_status_t st = IC_OK;
+    if (t->local)
+        st = t->local->ops->learn(t->local, n);
+    if (t->remote && st == IC_OK)
+        st = t->remote->ops->learn(t->remote, n);
+    return st;
+}
+
+/* A backend recorded a notice: the calls it covers fail on the other
+ * backend too (a notice fails every request of those calls, whatever
+ * peer they are with). */
+static void forward_notice(void *ctx, ic_transport_t *from_t, const ic_notice_t *n)
+{
+    route_t *t = ctx;
+    ic_transport_t *other = from_t == t->local ? t->remote : t->local;
+    if (other)
+        other->ops->learn(other, n); /* n->from is a job rank already */
 }
 
 static ic_status_t op_progress(ic_transport_t *tt)
@@ -224,6 +259,7 @@ static ic_status_t op_close(ic_transport_t *tt)
         s2 = t->remote->ops->close(t->remote);
     }
     free(t->local_rank);
+    free(t->job_rank);
     free(t);
     return st != IC_OK ? st : s2;
 }
@@ -236,6 +272,7 @@ static const ic_transport_ops_t route_ops = {
     .test = op_test,
     .cancel = op_cancel,
     .notify = op_notify,
+    .learn = op_learn,
     .progress = op_progress,
     .wait = op_wait,
     .wake = op_wake,
@@ -281,6 +318,21 @@ ic_status_t ic_route_open(int rank, int size, ic_transport_t *local, const int *
     t->local_rank = lr;
     t->nlocal = nlocal;
     t->nremote = nremote;
+    if (local) {
+        local->on_notice = forward_notice;
+        local->on_notice_ctx = t;
+        t->job_rank = malloc(sizeof(int) * (size_t)local->size);
+        if (t->job_rank) {
+            for (int i = 0; i < size; i++)
+                if (lr[i] >= 0 && lr[i] < local->size)
+                    t->job_rank[lr[i]] = i;
+            local->job_rank = t->job_rank;
+        }
+    }
+    if (remote) {
+        remote->on_notice = forward_notice;
+        remote->on_notice_ctx = t;
+    }
     *out = &t->base;
     return IC_OK;
 }

@@ -165,12 +165,7 @@ typedef struct shm_fin {
 } shm_fin_t;
 
 /* A failure notice (ops->notify), sent or received. */
-typedef struct shm_notice {
-    uint64_t comm, seq;
-    int32_t scope, status;
-    int32_t from; /* the rank that sent it */
-    char text[IC_NOTICE_TEXT_MAX];
-} shm_notice_t;
+typedef ic_notice_t shm_notice_t;
 
 /* What one rank keeps about one peer (process-private). */
 typedef struct shm_peer {
@@ -269,6 +264,7 @@ static inline int shm_key_eq(const ic_match_key_t *a, const ic_match_key_t *b)
 }
 
 /* shm_notice.c */
+ic_status_t ic_shm_learn_op(ic_transport_t *tt, const ic_notice_t *n);
 ic_status_t ic_shm_notify_op(ic_transport_t *tt, int peer, ic_match_key_t key, int scope,
                              ic_status_t status, const char *text);
 int ic_shm_flush_notices(shm_transport_t *t, int peer);

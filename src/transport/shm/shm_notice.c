@@ -115,7 +115,7 @@ ic_status_t ic_shm_notify_op(ic_transport_t *tt, int peer, ic_match_key_t key, i
     n.seq = key.seq;
     n.scope = scope;
     n.status = status;
-    n.from = tt->rank;
+    n.from = ic_tx_job_rank(tt, tt->rank);
     snprintf(n.text, sizeof n.text, "%s", text ? text : "");
     shm_peer_t *P = &t->peers[peer];
     if (P->nfins == 0 && P->nnotes == 0 && push_notice(t, peer, &n)) {
@@ -213,7 +213,7 @@ static void mismatch_found(shm_transport_t *t, int peer, const ic_match_key_t *k
     n.seq = key->seq;
     n.scope = IC_NOTICE_COMM;
     n.status = IC_ERR_MISMATCH;
-    n.from = peer;
+    n.from = ic_tx_job_rank(&t->base, peer);
     snprintf(n.text, sizeof n.text,
              "shm: rank %d sent a message of call %llu with signature %08x, this rank's call "
              "has %08x (the ranks called different collectives or arguments)",
@@ -221,6 +221,8 @@ static void mismatch_found(shm_transport_t *t, int peer, const ic_match_key_t *k
     const shm_notice_t *r = record(t, &n);
     if (r)
         apply(t, r);
+    if (t->base.on_notice)
+        t->base.on_notice(t->base.on_notice_ctx, &t->base, &n);
 }
 
 static const struct shm_call *find_call(const shm_transport_t *t, uint64_t comm, uint64_t seq)
@@ -279,9 +281,22 @@ void ic_shm_notice_received(shm_transport_t *t, int from, const shm_msg_t *m, co
     n.seq = m->seq;
     n.scope = m->scope;
     n.status = n.scope == IC_NOTICE_CALL ? IC_ERR_PEER_REJECTED : IC_ERR_REVOKED;
-    n.from = from;
+    n.from = ic_tx_job_rank(&t->base, from);
     snprintf(n.text, sizeof n.text, "%s", text);
     const shm_notice_t *r = record(t, &n);
     if (r)
         apply(t, r);
+    if (t->base.on_notice)
+        t->base.on_notice(t->base.on_notice_ctx, &t->base, &n);
+}
+
+ic_status_t ic_shm_learn_op(ic_transport_t *tt, const ic_notice_t *n)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    if (!t || !n || (n->scope != IC_NOTICE_CALL && n->scope != IC_NOTICE_COMM))
+        return ic_set_error(IC_ERR_ARG, "shm learn: bad transport or notice");
+    const shm_notice_t *r = record(t, n);
+    if (r)
+        apply(t, r);
+    return IC_OK;
 }

@@ -302,6 +302,7 @@ static const ic_transport_ops_t shm_ops = {
     .test = shm_test,
     .cancel = shm_cancel,
     .notify = ic_shm_notify_op,
+    .learn = ic_shm_learn_op,
     .progress = shm_progress_op,
     .wait = ic_shm_op_wait,
     .wake = ic_shm_op_wake,
