@@ -3,7 +3,8 @@
 # mpiexec.mpich (-launcher rsh -launcher-exec) use to start their daemons
 # on the pretend hosts of netns_hosts.sh ($IC_NETNS, inherited from the
 # launcher).  Called like ssh: [options] HOST COMMAND WORDS...; the words
-# are joined and run by sh on HOST, as ssh would.  Logs to $NETNS_RSH_LOG.
+# are joined and run by sh on HOST, as ssh would.  Logs to $NETNS_RSH_LOG
+# (it runs on ichost0, whose /tmp is private: use a path elsewhere).
 set -euo pipefail
 while [[ $# -gt 0 && $1 == -* ]]; do shift; done   # ssh/rsh options (-x, -n)
 host=$1

@@ -20,6 +20,7 @@
 #endif
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static tally_t t;
@@ -105,6 +106,20 @@ int main(int argc, char **argv)
     int p;
     ic_comm_size(world, &p);
     ic_comm_rank(world, &me);
+#ifdef IC_TEST_MPI
+    /* Where the bridge found the ranks; IC_TEST_EXPECT_HOSTS=N (the
+     * pretend hosts of tests/mpi/netns_test.sh) must be what it found. */
+    int nhosts = 0;
+    ic_comm_mpi_hosts(world, &nhosts, NULL);
+    const char *want_hosts = getenv("IC_TEST_EXPECT_HOSTS");
+    if (me == 0)
+        printf("test_real: %d ranks on %d hosts\n", p, nhosts);
+    if (want_hosts && atoi(want_hosts) != nhosts) {
+        printf("rank %d FAIL: the bridge found %d hosts, IC_TEST_EXPECT_HOSTS is %s\n", me,
+               nhosts, want_hosts);
+        t.failed++;
+    }
+#endif
     size_t ncat;
     const ic_algo_t *cat = ic_catalog(&ncat);
     const size_t counts[] = {0, 1, 7, (1u << 20) + 3};
