@@ -20,8 +20,10 @@
 # namespace, so the root namespace is not on the subnet, its firewall
 # (br_netfilter) never sees the traffic, and concurrent runs may share the
 # subnet.  In host K's network namespace a holder process (sleep) owns new
-# mount, UTS and IPC namespaces: hostname ichostK, empty tmpfs on /dev/shm
-# and /tmp, a private /etc/hosts naming all hosts.  A command runs "on" a
+# mount, UTS and IPC namespaces: hostname ichostK, an empty tmpfs on
+# /dev/shm, a private /etc/hosts naming all hosts.  /tmp stays shared, so
+# that programs built under /tmp (a CI clone) run on every host; the MPIs'
+# session directories there are named by host.  A command runs "on" a
 # host by nsenter into the holder's namespaces, so the processes of a host,
 # and only they, share /dev/shm, SysV IPC and the hostname (what MPI uses
 # to tell nodes apart).  The PID namespace is shared: nsenter cannot enter
@@ -109,7 +111,6 @@ netns_up() {
         # The holder, detached from our session and terminal.
         setsid ip netns exec ${p}h$k unshare --mount --uts --ipc --propagation private \
             sh -c 'hostname "$1" && mount -t tmpfs -o mode=1777 icshm /dev/shm &&
-                   mount -t tmpfs -o mode=1777 ictmp /tmp &&
                    mount --bind "$2/hosts" /etc/hosts && echo $$ > "$2/h$3.new" &&
                    mv "$2/h$3.new" "$2/h$3.pid" && exec sleep infinity' \
             sh ichost$k "$st" $k </dev/null >/dev/null 2>&1 &

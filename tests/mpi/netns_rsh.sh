@@ -4,7 +4,7 @@
 # on the pretend hosts of netns_hosts.sh ($IC_NETNS, inherited from the
 # launcher).  Called like ssh: [options] HOST COMMAND WORDS...; the words
 # are joined and run by sh on HOST, as ssh would.  Logs to $NETNS_RSH_LOG
-# (it runs on ichost0, whose /tmp is private: use a path elsewhere).
+# (it runs on ichost0).
 set -euo pipefail
 while [[ $# -gt 0 && $1 == -* ]]; do shift; done   # ssh/rsh options (-x, -n)
 host=$1
