@@ -145,4 +145,22 @@ static inline int ic_tx_job_rank(const ic_transport_t *t, int r)
     return t->job_rank && r >= 0 && r < t->size ? t->job_rank[r] : r;
 }
 
+/* Letting the guard go while waiting, and taking it back (ops->wait). */
+static inline void ic_tx_guard_release(ic_transport_t *t)
+{
+    if (t->guard)
+        pthread_mutex_unlock(t->guard);
+}
+static inline void ic_tx_guard_take(ic_transport_t *t)
+{
+    if (t->guard)
+        pthread_mutex_lock(t->guard);
+}
+
+/* True if notice n covers the call of key k (notice.c). */
+int ic_notice_covers(const ic_notice_t *n, const ic_match_key_t *k);
+/* Sets the error message of a request that n failed and returns its
+ * status (notice.c): the same words on every backend. */
+ic_status_t ic_notice_error(const ic_notice_t *n);
+
 #endif

@@ -206,29 +206,12 @@ static void reap_out(mpi_transport_t *t)
 
 /* ---- notices -------------------------------------------------------- */
 
-static int covers(const mpi_notice_t *n, const ic_match_key_t *k)
-{
-    return n->comm == k->comm && (n->scope == IC_NOTICE_COMM ? k->seq >= n->seq : k->seq == n->seq);
-}
-
 static const mpi_notice_t *notice_find(const mpi_transport_t *t, const ic_match_key_t *k)
 {
     for (size_t i = 0; i < t->nnotices; i++)
-        if (covers(&t->notices[i], k))
+        if (ic_notice_covers(&t->notices[i], k))
             return &t->notices[i];
     return NULL;
-}
-
-static ic_status_t notice_error(const mpi_notice_t *n)
-{
-    if (n->status == IC_ERR_MISMATCH)
-        return ic_set_error(IC_ERR_MISMATCH, "%s", n->text);
-    if (n->scope == IC_NOTICE_CALL)
-        return ic_set_error((ic_status_t)n->status,
-                            "rank %d (of the job) rejected its arguments of this call: %s",
-                            n->from, n->text);
-    return ic_set_error((ic_status_t)n->status,
-                        "the communicator failed on rank %d (of the job): %s", n->from, n->text);
 }
 
 /* Withdraws an in-flight payload part: a receive is cancelled and waited
@@ -248,19 +231,19 @@ static void apply_notice(mpi_transport_t *t, const mpi_notice_t *n)
 {
     for (mpi_req_t **p = &t->posted; *p;) {
         mpi_req_t *r = *p;
-        if (covers(n, &r->key)) {
+        if (ic_notice_covers(n, &r->key)) {
             *p = r->next;
-            finish(r, notice_error(n));
+            finish(r, ic_notice_error(n));
         } else {
             p = &r->next;
         }
     }
     for (mpi_req_t **p = &t->xfer; *p;) {
         mpi_req_t *r = *p;
-        if (covers(n, &r->key)) {
+        if (ic_notice_covers(n, &r->key)) {
             *p = r->next;
             drop_part(r);
-            finish(r, notice_error(n));
+            finish(r, ic_notice_error(n));
         } else {
             p = &r->next;
         }
@@ -269,7 +252,7 @@ static void apply_notice(mpi_transport_t *t, const mpi_notice_t *n)
     for (mpi_ux_t **p = &t->ux; *p;) {
         mpi_ux_t *u = *p;
         ic_match_key_t k = {u->h.comm, u->h.seq, u->h.tag, u->h.sig};
-        if (covers(n, &k)) {
+        if (ic_notice_covers(n, &k)) {
             *p = u->next;
             free(u);
         } else {
@@ -621,7 +604,7 @@ static ic_status_t op_isend(ic_transport_t *tt, int peer, ic_match_key_t key, co
     note_call(t, &key);
     const mpi_notice_t *n = notice_find(t, &key);
     if (n) {
-        finish(r, notice_error(n));
+        finish(r, ic_notice_error(n));
         return IC_OK;
     }
     mpi_hdr_t h;
@@ -660,7 +643,7 @@ static ic_status_t op_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, vo
     note_call(t, &key);
     const mpi_notice_t *n = notice_find(t, &key);
     if (n) {
-        finish(r, notice_error(n));
+        finish(r, ic_notice_error(n));
         return IC_OK;
     }
     for (mpi_ux_t **p = &t->ux; *p; p = &(*p)->next) {
@@ -704,7 +687,7 @@ static ic_status_t op_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
         r->magic = 0; /* reported once; no longer a live request */
         const mpi_notice_t *n = notice_find(t, &r->key);
         if (n)
-            return notice_error(n);
+            return ic_notice_error(n);
         return ic_set_error((ic_status_t)r->status, "%s", ic_last_error());
     }
     return IC_OK;
@@ -761,18 +744,6 @@ static ic_status_t op_progress(ic_transport_t *tt)
     return progress_events((mpi_transport_t *)tt, &ev);
 }
 
-static void guard_release(ic_transport_t *tt)
-{
-    if (tt->guard)
-        pthread_mutex_unlock(tt->guard);
-}
-
-static void guard_take(ic_transport_t *tt)
-{
-    if (tt->guard)
-        pthread_mutex_lock(tt->guard);
-}
-
 /* Polls for about 20 us, then yields the CPU between polls up to
  * YIELD_S (other ranks on this core run meanwhile; a reply from another
  * host usually comes within that time), then sleeps SLEEP_NS at a time
@@ -791,7 +762,7 @@ static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
         double waited = now_s() - start;
         if (!(waited < timeout_s))
             return IC_OK;
-        guard_release(tt);
+        ic_tx_guard_release(tt);
         if (waited < 20e-6) {
             /* poll */
         } else if (waited < YIELD_S) {
@@ -800,7 +771,7 @@ static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
             struct timespec ts = {0, SLEEP_NS};
             nanosleep(&ts, NULL);
         }
-        guard_take(tt);
+        ic_tx_guard_take(tt);
     }
 }
 

@@ -206,11 +206,9 @@ static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
             return IC_OK;
         if (waited >= YIELD_S)
             break;
-        if (tt->guard)
-            pthread_mutex_unlock(tt->guard);
+        ic_tx_guard_release(tt);
         sched_yield();
-        if (tt->guard)
-            pthread_mutex_lock(tt->guard);
+        ic_tx_guard_take(tt);
     }
     return t->local->ops->wait(t->local, timeout_s < SLICE_S ? timeout_s : SLICE_S);
 }

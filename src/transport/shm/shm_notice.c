@@ -39,29 +39,17 @@
 
 #define NOTICE_KEEP 256
 
-static int covers(const shm_notice_t *n, const ic_match_key_t *k)
-{
-    return n->comm == k->comm && (n->scope == IC_NOTICE_COMM ? k->seq >= n->seq : k->seq == n->seq);
-}
-
 const shm_notice_t *ic_shm_notice_find(const shm_transport_t *t, const ic_match_key_t *key)
 {
     for (uint32_t i = 0; i < t->nnotices; i++)
-        if (covers(&t->notices[i], key))
+        if (ic_notice_covers(&t->notices[i], key))
             return &t->notices[i];
     return NULL;
 }
 
 ic_status_t ic_shm_notice_error(const shm_notice_t *n)
 {
-    if (n->status == IC_ERR_MISMATCH)
-        return ic_set_error(IC_ERR_MISMATCH, "%s", n->text);
-    if (n->scope == IC_NOTICE_CALL)
-        return ic_set_error((ic_status_t)n->status,
-                            "rank %d (of the job) rejected its arguments of this call: %s",
-                            n->from, n->text);
-    return ic_set_error((ic_status_t)n->status,
-                        "the communicator failed on rank %d (of the job): %s", n->from, n->text);
+    return ic_notice_error(n);
 }
 
 ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig)
@@ -140,7 +128,7 @@ static void fail_list(shm_transport_t *t, shm_list_t *l, const shm_notice_t *n, 
 {
     for (shm_req_t *q = l->head, *next; q; q = next) {
         next = q->next;
-        if (covers(n, &q->key))
+        if (ic_notice_covers(n, &q->key))
             ic_shm_cancel(t, q, st);
     }
 }
@@ -154,12 +142,12 @@ static void apply(shm_transport_t *t, const shm_notice_t *n)
         fail_list(t, &P->backlog, n, st);
         fail_list(t, &P->rndv, n, st);
         fail_list(t, &P->grants, n, st);
-        if (P->active_send && covers(n, &P->active_send->key))
+        if (P->active_send && ic_notice_covers(n, &P->active_send->key))
             ic_shm_cancel(t, P->active_send, st);
         /* Messages of the failed calls that no receive will take. */
         for (shm_ux_t *prev = NULL, *u = P->ux_head, *next; u; u = next) {
             next = u->next;
-            if (!covers(n, &u->key)) {
+            if (!ic_notice_covers(n, &u->key)) {
                 prev = u;
                 continue;
             }

@@ -242,18 +242,6 @@ static ic_status_t check_all(shm_transport_t *t)
     return st;
 }
 
-static void guard_release(ic_transport_t *tt)
-{
-    if (tt->guard)
-        pthread_mutex_unlock(tt->guard);
-}
-
-static void guard_take(ic_transport_t *tt)
-{
-    if (tt->guard)
-        pthread_mutex_lock(tt->guard);
-}
-
 /* The spin, yield and sleep phases of a wait, without the guard; returns
  * with it held again. */
 static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigned v0,
@@ -263,7 +251,7 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
     ic_status_t st = IC_OK;
     uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
-    guard_release(tt);
+    ic_tx_guard_release(tt);
     /* Phase 1: poll. */
     for (unsigned i = 0;; i++) {
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
@@ -287,14 +275,14 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
         sleep_on(&t->seg, tt->rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
         if (atomic_load(bell) != v0)
             goto out;
-        guard_take(tt);
+        ic_tx_guard_take(tt);
         st = check_all(t);
-        guard_release(tt);
+        ic_tx_guard_release(tt);
         if (st != IC_OK)
             goto out;
     }
 out:
-    guard_take(tt);
+    ic_tx_guard_take(tt);
     return st;
 }
 
