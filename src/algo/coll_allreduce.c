@@ -10,17 +10,12 @@
  */
 #include "algo/builders.h"
 
-static ic_loc_t allreduce_input(const ic_coll_args_t *a)
-{
-    return a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
-}
-
 ic_status_t ic_build_allreduce_reduce_bcast(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
     size_t bytes = a->count * ic_args_esize(a);
     /* The receive buffer is an output everywhere: partials may live there. */
-    ic_blk_mst_reduce(pl, &v, 0, allreduce_input(a), ic_loc(IC_BUF_RECV, 0), bytes);
+    ic_blk_mst_reduce(pl, &v, 0, ic_args_allreduce_input(a), ic_loc(IC_BUF_RECV, 0), bytes);
     ic_blk_mst_bcast(pl, &v, 0, ic_loc(IC_BUF_RECV, 0), bytes);
     return pl->error;
 }
@@ -38,7 +33,7 @@ ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a)
         len[i] *= es;
     }
     ic_view_t v = ic_view_whole(p, me);
-    ic_layout_t in = {allreduce_input(a), off};
+    ic_layout_t in = {ic_args_allreduce_input(a), off};
     ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
     ic_blk_ring_reduce_scatter(pl, &v, len, in, ic_layout_at(&out, me));
     ic_blk_ring_allgather(pl, &v, len, out, ic_layout_at(&out, me));

@@ -28,3 +28,8 @@ size_t *ic_args_block_offsets(ic_plan_t *pl, const ic_coll_args_t *a, const size
         off[i] = a->displs[i] * es;
     return off;
 }
+
+ic_loc_t ic_args_allreduce_input(const ic_coll_args_t *a)
+{
+    return a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
+}

@@ -31,6 +31,13 @@
  * combine in a fixed tree order, so every rank gets the same bits, but not
  * in rank order: the entries need a commutative operation.
  *
+ * Allreduce on 3 + 2 + 2 ranks (L = leader; hosts A, B, C):
+ *
+ *     host A: a0(L) a1 a2    host B: b0(L) b1    host C: c0(L) c1
+ *       a1 -> a0 <- a2         b1 -> b0            c1 -> c0      reduce inside
+ *             a0  <---------->  b0  <---------->  c0             leaders allreduce
+ *       a1 <- a0 -> a2         b1 <- b0            c1 <- c0      bcast inside
+ *
  * Without host information (a communicator of one host) every rank is on
  * host 0 and the entries are the plain MST ones.  Source: the two-level
  * schemes of MPI libraries' "SMP-aware" collectives, built here from the
@@ -129,12 +136,6 @@ ic_model_t ic_hosts_level(const ic_model_t *m, int level)
     return r;
 }
 
-/* The receive buffer of an allreduce (or IC_IN_PLACE's) as input. */
-static ic_loc_t allreduce_in(const ic_coll_args_t *a)
-{
-    return a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
-}
-
 ic_status_t ic_build_bcast_hosts(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     ic_view_t host, lead;
@@ -172,7 +173,7 @@ ic_status_t ic_build_allreduce_hosts(ic_plan_t *pl, const ic_coll_args_t *a)
         return pl->error;
     size_t es = ic_args_esize(a), bytes = a->count * es;
     ic_loc_t out = ic_loc(IC_BUF_RECV, 0);
-    ic_blk_mst_reduce(pl, &host, 0, allreduce_in(a), out, bytes);
+    ic_blk_mst_reduce(pl, &host, 0, ic_args_allreduce_input(a), out, bytes);
     ic_model_t net = ic_hosts_level(&a->model, 0);
     if (ic_hosts_leaders_ring(lead.n, bytes, &net)) {
         int h = lead.n;

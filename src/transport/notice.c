@@ -1,10 +1,14 @@
 /*
- * notice.c — what every backend does alike with a failure notice
- * (transport.h): which calls it covers, and the error it fails them with.
+ * notice.c — what every backend does alike with failure notices
+ * (transport.h): which calls a notice covers, the error it fails them
+ * with, the notice of a mismatch, and the memory of the last calls.
  */
 #include "transport/transport.h"
 
 #include "base/status.h"
+
+#include <stdio.h>
+#include <string.h>
 
 int ic_notice_covers(const ic_notice_t *n, const ic_match_key_t *k)
 {
@@ -21,4 +25,46 @@ ic_status_t ic_notice_error(const ic_notice_t *n)
                             n->from, n->text);
     return ic_set_error((ic_status_t)n->status,
                         "the communicator failed on rank %d (of the job): %s", n->from, n->text);
+}
+
+void ic_notice_mismatch(ic_notice_t *n, const char *who, int from, uint64_t comm, uint64_t seq,
+                        uint32_t theirs, uint32_t ours)
+{
+    memset(n, 0, sizeof *n);
+    n->comm = comm;
+    n->seq = seq;
+    n->scope = IC_NOTICE_COMM;
+    n->status = IC_ERR_MISMATCH;
+    n->from = from;
+    snprintf(n->text, sizeof n->text,
+             "%s: rank %d sent a message of call %llu with signature %08x, this rank's call "
+             "has %08x (the ranks called different collectives or arguments)",
+             who, from, (unsigned long long)seq, theirs, ours);
+}
+
+bool ic_calls_note(ic_calls_t *m, const ic_match_key_t *key)
+{
+    if (m->n > 0) {
+        uint64_t last = (m->n - 1) % IC_CALLS_KEPT;
+        if (m->c[last].comm == key->comm && m->c[last].seq == key->seq)
+            return false;
+    }
+    uint64_t j = m->n++ % IC_CALLS_KEPT;
+    m->c[j].comm = key->comm;
+    m->c[j].seq = key->seq;
+    m->c[j].sig = key->sig;
+    return true;
+}
+
+bool ic_calls_find(const ic_calls_t *m, uint64_t comm, uint64_t seq, uint32_t *sig)
+{
+    uint64_t n = m->n < IC_CALLS_KEPT ? m->n : IC_CALLS_KEPT;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t j = (m->n - 1 - i) % IC_CALLS_KEPT;
+        if (m->c[j].comm == comm && m->c[j].seq == seq) {
+            *sig = m->c[j].sig;
+            return true;
+        }
+    }
+    return false;
 }

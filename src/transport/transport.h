@@ -21,6 +21,7 @@
 #include "intercom.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -162,5 +163,27 @@ int ic_notice_covers(const ic_notice_t *n, const ic_match_key_t *k);
 /* Sets the error message of a request that n failed and returns its
  * status (notice.c): the same words on every backend. */
 ic_status_t ic_notice_error(const ic_notice_t *n);
+/* Fills *n: the communicator comm fails from call seq on with
+ * IC_ERR_MISMATCH, because backend `who` got a message of that call from
+ * job rank from with signature theirs where this rank's call has ours. */
+void ic_notice_mismatch(ic_notice_t *n, const char *who, int from, uint64_t comm, uint64_t seq,
+                        uint32_t theirs, uint32_t ours);
+
+/* The (comm, seq, signature) of the last IC_CALLS_KEPT calls a backend
+ * posted requests for, to catch stray messages of another signature
+ * (notice.c).  Zeroed: empty. */
+#define IC_CALLS_KEPT 64
+typedef struct ic_calls {
+    struct {
+        uint64_t comm, seq;
+        uint32_t sig;
+    } c[IC_CALLS_KEPT];
+    uint64_t n; /* calls noted so far */
+} ic_calls_t;
+/* Notes the call of key; false when it is the last call noted already
+ * (the posts of one call come together). */
+bool ic_calls_note(ic_calls_t *m, const ic_match_key_t *key);
+/* True, with *sig, when call comm/seq is remembered. */
+bool ic_calls_find(const ic_calls_t *m, uint64_t comm, uint64_t seq, uint32_t *sig);
 
 #endif

@@ -36,7 +36,6 @@
 #define SHM_VERSION 2u
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
-#define SHM_CALLS 64
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shared-memory atomics must be lock-free");
@@ -204,14 +203,10 @@ typedef struct shm_transport {
     uint32_t nux; /* unexpected messages buffered, over all peers */
     uint16_t free_tickets[SHM_TICKETS]; /* this rank's read gates not in use */
     uint32_t nfree_tickets;
-    /* The last SHM_CALLS calls this rank posted requests for (comm, seq,
-     * signature): a message of one of them with another signature is
-     * from a rank in a different call (shm_notice.c). */
-    struct shm_call {
-        uint64_t comm, seq;
-        uint32_t sig;
-    } calls[SHM_CALLS];
-    uint32_t ncalls;
+    /* The last calls this rank posted requests for: a message of one of
+     * them with another signature is from a rank in a different call
+     * (shm_notice.c). */
+    ic_calls_t calls;
 } shm_transport_t;
 
 /* Lists. */

@@ -23,9 +23,10 @@
  * matches nothing may still belong to a call this rank made differently
  * (another root sends to other ranks, another collective uses other
  * tags): each rank remembers the (comm, seq, signature) of its last
- * SHM_CALLS calls, and a message of such a call with another signature,
- * arriving before or after the call was posted, fails the call and the
- * later ones of that communicator here as a local notice with
+ * IC_CALLS_KEPT calls (ic_calls_t, transport/notice.c), and a message of
+ * such a call with another signature, arriving before or after the call
+ * was posted, fails the call and the later ones of that communicator here
+ * as a local notice with
  * IC_ERR_MISMATCH.  The rank that called differently learns it from the
  * notice the core then sends (IC_ERR_REVOKED).
  */
@@ -196,16 +197,8 @@ static shm_notice_t *record(shm_transport_t *t, const shm_notice_t *n)
 static void mismatch_found(shm_transport_t *t, int peer, const ic_match_key_t *key, uint32_t sig)
 {
     shm_notice_t n;
-    memset(&n, 0, sizeof n);
-    n.comm = key->comm;
-    n.seq = key->seq;
-    n.scope = IC_NOTICE_COMM;
-    n.status = IC_ERR_MISMATCH;
-    n.from = ic_tx_job_rank(&t->base, peer);
-    snprintf(n.text, sizeof n.text,
-             "shm: rank %d sent a message of call %llu with signature %08x, this rank's call "
-             "has %08x (the ranks called different collectives or arguments)",
-             peer, (unsigned long long)key->seq, key->sig, sig);
+    ic_notice_mismatch(&n, "shm", ic_tx_job_rank(&t->base, peer), key->comm, key->seq, key->sig,
+                       sig);
     const shm_notice_t *r = record(t, &n);
     if (r)
         apply(t, r);
@@ -213,32 +206,12 @@ static void mismatch_found(shm_transport_t *t, int peer, const ic_match_key_t *k
         t->base.on_notice(t->base.on_notice_ctx, &t->base, &n);
 }
 
-static const struct shm_call *find_call(const shm_transport_t *t, uint64_t comm, uint64_t seq)
-{
-    uint32_t n = t->ncalls < SHM_CALLS ? t->ncalls : SHM_CALLS;
-    for (uint32_t i = 0; i < n; i++) {
-        const struct shm_call *c = &t->calls[(t->ncalls - 1 - i) % SHM_CALLS];
-        if (c->comm == comm && c->seq == seq)
-            return c;
-    }
-    return NULL;
-}
-
 void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key)
 {
     /* Posts of one call come together: comparing with the last call is
      * enough (an interleaved call may be remembered twice, which only
      * shortens the window). */
-    if (t->ncalls > 0) {
-        const struct shm_call *last = &t->calls[(t->ncalls - 1) % SHM_CALLS];
-        if (last->comm == key->comm && last->seq == key->seq)
-            return;
-    }
-    struct shm_call *c = &t->calls[t->ncalls++ % SHM_CALLS];
-    c->comm = key->comm;
-    c->seq = key->seq;
-    c->sig = key->sig;
-    if (t->nux == 0)
+    if (!ic_calls_note(&t->calls, key) || t->nux == 0)
         return;
     /* Messages of this call that came before it was posted. */
     for (int i = 0; i < t->base.size; i++)
@@ -252,10 +225,10 @@ void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key)
 
 bool ic_shm_stray(shm_transport_t *t, int peer, const ic_match_key_t *key)
 {
-    const struct shm_call *c = find_call(t, key->comm, key->seq);
-    if (!c || c->sig == key->sig)
+    uint32_t sig;
+    if (!ic_calls_find(&t->calls, key->comm, key->seq, &sig) || sig == key->sig)
         return false;
-    mismatch_found(t, peer, key, c->sig);
+    mismatch_found(t, peer, key, sig);
     return true;
 }
 
