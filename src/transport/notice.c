@@ -27,6 +27,17 @@ ic_status_t ic_notice_error(const ic_notice_t *n)
                         "the communicator failed on rank %d (of the job): %s", n->from, n->text);
 }
 
+ic_status_t ic_sig_mismatch_error(const char *who, int peer, const ic_match_key_t *key,
+                                  uint32_t sig)
+{
+    return ic_set_error(IC_ERR_MISMATCH,
+                        "%s: rank %d's message (comm %llu, seq %llu, tag %u) belongs to another "
+                        "call (signature %08x, this call's %08x): the ranks called different "
+                        "collectives, roots, counts, datatypes or operations",
+                        who, peer, (unsigned long long)key->comm, (unsigned long long)key->seq,
+                        key->tag, sig, key->sig);
+}
+
 void ic_notice_mismatch(ic_notice_t *n, const char *who, int from, uint64_t comm, uint64_t seq,
                         uint32_t theirs, uint32_t ours)
 {

@@ -163,6 +163,10 @@ int ic_notice_covers(const ic_notice_t *n, const ic_match_key_t *k);
 /* Sets the error message of a request that n failed and returns its
  * status (notice.c): the same words on every backend. */
 ic_status_t ic_notice_error(const ic_notice_t *n);
+/* IC_ERR_MISMATCH for a receive with key (from peer) that met a message
+ * of signature sig (notice.c); who names the backend. */
+ic_status_t ic_sig_mismatch_error(const char *who, int peer, const ic_match_key_t *key,
+                                  uint32_t sig);
 /* Fills *n: the communicator comm fails from call seq on with
  * IC_ERR_MISMATCH, because backend `who` got a message of that call from
  * job rank from with signature theirs where this rank's call has ours. */

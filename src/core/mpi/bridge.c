@@ -95,8 +95,9 @@ static ic_status_t find_hosts(MPI_Comm comm, int rank, int size, MPI_Comm *node,
     ic_status_t st = fake_hosts(rank, size, &color);
     if (st != IC_OK)
         return st; /* the same environment everywhere: every rank returns here */
-    int err = color >= 0 ? MPI_Comm_split(comm, color, rank, node)
-                         : MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    int err = color >= 0
+                  ? MPI_Comm_split(comm, color, rank, node)
+                  : MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
     if (err != MPI_SUCCESS)
         return ic_set_error(IC_ERR_TRANSPORT, "ic_comm_from_mpi: splitting by host failed");
     int node_rank, lowest = rank;

@@ -57,16 +57,6 @@ void ic_mpi_reap_out(mpi_transport_t *t)
     }
 }
 
-static ic_status_t sig_mismatch(const mpi_req_t *r, uint32_t sig)
-{
-    return ic_set_error(IC_ERR_MISMATCH,
-                        "mpi: rank %d's message (comm %llu, seq %llu, tag %u) belongs to another "
-                        "call (signature %08x, this call's %08x): the ranks called different "
-                        "collectives, roots, counts, datatypes or operations",
-                        r->peer, (unsigned long long)r->key.comm, (unsigned long long)r->key.seq,
-                        r->key.tag, sig, r->key.sig);
-}
-
 static ic_status_t size_mismatch(const mpi_req_t *r, uint64_t bytes)
 {
     return ic_set_error(IC_ERR_TRANSPORT,
@@ -104,7 +94,9 @@ ic_status_t ic_mpi_post_part(mpi_transport_t *t, mpi_req_t *r)
 void ic_mpi_deliver(mpi_transport_t *t, mpi_req_t *r, const mpi_hdr_t *h, const void *data)
 {
     if (h->sig != r->key.sig || h->bytes != r->bytes) {
-        ic_status_t st = h->sig != r->key.sig ? sig_mismatch(r, h->sig) : size_mismatch(r, h->bytes);
+        ic_status_t st = h->sig != r->key.sig
+                             ? ic_sig_mismatch_error("mpi", r->peer, &r->key, h->sig)
+                             : size_mismatch(r, h->bytes);
         if (h->type == MSG_RTS)
             nack(t, r->peer, h, st);
         finish(r, st);

@@ -55,12 +55,7 @@ ic_status_t ic_shm_notice_error(const shm_notice_t *n)
 
 ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig)
 {
-    return ic_set_error(IC_ERR_MISMATCH,
-                        "shm: rank %d's message (comm %llu, seq %llu, tag %u) belongs to another "
-                        "call (signature %08x, this call's %08x): the ranks called different "
-                        "collectives, roots, counts, datatypes or operations",
-                        r->peer, (unsigned long long)r->key.comm, (unsigned long long)r->key.seq,
-                        r->key.tag, sig, r->key.sig);
+    return ic_sig_mismatch_error("shm", r->peer, &r->key, sig);
 }
 
 static int push_notice(shm_transport_t *t, int peer, const shm_notice_t *n)
