@@ -205,8 +205,24 @@ ic_status_t ic_op_create(ic_user_fn fn, int commutative, ic_op_t **op)
     o->id = id;
     o->kind = IC_OP_USER;
     o->fn = fn;
+    o->ctx_fn = NULL;
+    o->ctx = NULL;
     o->commutative = commutative == 1;
     *op = o;
+    return IC_OK;
+}
+
+ic_status_t ic_op_create_ctx(ic_user_ctx_fn fn, void *ctx, int commutative, ic_op_t **op)
+{
+    if (fn == NULL)
+        return ic_set_error(IC_ERR_ARG, "ic_op_create_ctx: fn is NULL");
+    /* A placeholder plain function passes ic_op_create's checks. */
+    ic_status_t st = ic_op_create((ic_user_fn)(void (*)(void))fn, commutative, op);
+    if (st != IC_OK)
+        return st;
+    (*op)->fn = NULL;
+    (*op)->ctx_fn = fn;
+    (*op)->ctx = ctx;
     return IC_OK;
 }
 
@@ -239,9 +255,11 @@ void ic_reduce_apply(const ic_op_t *op, ic_datatype_t dtype, const void *in,
     if (op == NULL || count == 0)
         return;
     if (op->kind == IC_OP_USER) {
-        assert(op->fn != NULL);
+        assert(op->fn != NULL || op->ctx_fn != NULL);
         if (op->fn != NULL)
             op->fn(in, inout, count, dtype);
+        else if (op->ctx_fn != NULL)
+            op->ctx_fn(in, inout, count, dtype, op->ctx);
         return;
     }
     ic_reduce_predefined(op->kind, dtype, in, inout, count);

@@ -15,13 +15,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* inout[i] = in[i] (op) inout[i] for i < count, with the context given
+ * to ic_op_create_ctx. */
+typedef void (*ic_user_ctx_fn)(const void *in, void *inout, size_t count, ic_datatype_t dtype,
+                               void *ctx);
+
 /* The definition behind the opaque ic_op_t. */
 struct ic_op {
     ic_op_kind_t kind;  /* IC_OP_USER for user operations */
     ic_user_fn fn;      /* user function, NULL for predefined ops */
     bool commutative;
     uint64_t id;        /* never reused in the process: caches key on it */
+    /* Or a user function with a context (the MPI drop-in's trampolines:
+     * src/mpi_shim/), used when fn is NULL. */
+    ic_user_ctx_fn ctx_fn;
+    void *ctx;
 };
+
+/* Internal (not in intercom.h): a user operation whose function gets ctx
+ * as its last argument; otherwise as ic_op_create (freed by ic_op_free). */
+ic_status_t ic_op_create_ctx(ic_user_ctx_fn fn, void *ctx, int commutative, ic_op_t **op);
 
 /* True if op is a predefined operation or a live user operation (a freed
  * or garbage handle gives false without being dereferenced). */

@@ -31,6 +31,22 @@
 #include <time.h>
 
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Sequence numbers reserved by ic_coll_reserve, for this thread's next
+ * start (ic_coll_use_seq): the next one and how many are left. */
+static _Thread_local uint64_t use_seq;
+static _Thread_local int use_left;
+
+/* The sequence number of the next call this thread starts on comm: a
+ * reserved one, or the communicator's next.  run_lock held. */
+static uint64_t take_seq(ic_comm_t *comm)
+{
+    if (use_left > 0) {
+        use_left--;
+        return use_seq++;
+    }
+    return comm->seq++;
+}
 static ic_request_t *active_list; /* guarded by run_lock */
 static int nwaiters;              /* threads in wait_one, guarded by run_lock */
 
@@ -191,6 +207,17 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void (*_Atomic idle_hook)(void);
+
+void ic_coll_set_idle_hook(void (*fn)(void))
+{
+    atomic_store(&idle_hook, fn);
+}
+
+/* A wait that has lasted IDLE_HOOK_AFTER seconds calls the idle hook
+ * (without run_lock) that often. */
+#define IDLE_HOOK_AFTER 2e-4
+
 /* Runs r until it completes, fails, or the communicator's timeout
  * (IC_TIMEOUT) passes: a peer that hangs without dying.  Called with
  * run_lock held; the transport's wait lets it go while it sleeps. */
@@ -198,7 +225,9 @@ static ic_status_t wait_one(ic_request_t *r)
 {
     if (!r->active)
         return ended_status(r);
-    double limit = r->comm->timeout, start = limit > 0 ? now_s() : 0;
+    void (*hook)(void) = atomic_load(&idle_hook);
+    double limit = r->comm->timeout, start = limit > 0 || hook ? now_s() : 0;
+    double next_hook = start + IDLE_HOOK_AFTER;
     ic_status_t st;
     nwaiters++;
     for (;;) {
@@ -218,6 +247,12 @@ static ic_status_t wait_one(ic_request_t *r)
                 run_fail(r, st);
                 break;
             }
+        }
+        if (hook && now_s() >= next_hook) {
+            pthread_mutex_unlock(&run_lock);
+            hook();
+            pthread_mutex_lock(&run_lock);
+            next_hook = now_s() + IDLE_HOOK_AFTER;
         }
     }
     nwaiters--;
@@ -327,6 +362,7 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     }
     r->comm = comm;
     r->sig = call_sig(a, &choice, comm->size);
+    r->algo = choice.al->name;
     if (copy_arrays(r, a, comm->size)) {
         request_destroy(r);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
@@ -397,10 +433,46 @@ static ic_status_t reject(ic_comm_t *comm, ic_mode_t mode, ic_status_t st, int n
     pthread_mutex_lock(&run_lock);
     for (int i = 0; i < nseq; i++) {
         ic_set_error(st, "%s", why);
-        notify_members(comm, comm->seq++, IC_NOTICE_CALL, IC_ERR_PEER_REJECTED);
+        notify_members(comm, take_seq(comm), IC_NOTICE_CALL, IC_ERR_PEER_REJECTED);
     }
     pthread_mutex_unlock(&run_lock);
     return ic_set_error(st, "%s", why);
+}
+
+uint64_t ic_coll_reserve(ic_comm_t *comm)
+{
+    pthread_mutex_lock(&run_lock);
+    uint64_t s = comm->seq;
+    comm->seq += comm->check && comm->size > 1 ? 2 : 1;
+    pthread_mutex_unlock(&run_lock);
+    return s;
+}
+
+void ic_coll_use_seq(const ic_comm_t *comm, uint64_t seq)
+{
+    use_seq = seq;
+    use_left = comm->check && comm->size > 1 ? 2 : 1;
+}
+
+void ic_coll_use_seq_end(void)
+{
+    use_left = 0;
+}
+
+ic_status_t ic_coll_reject(ic_comm_t *comm, ic_status_t st)
+{
+    if (!ic_comm_valid(comm) || atomic_load(&comm->failed) != IC_OK)
+        return st;
+    return reject(comm, IC_MODE_BLOCKING, st, comm->check && comm->size > 1 ? 2 : 1);
+}
+
+const char *ic_request_algo(const ic_request_t *req, const ic_comm_t *comm, ic_coll_t coll)
+{
+    if (req)
+        return req->algo;
+    if (!comm || (unsigned)coll >= IC_COLL_COUNT || !comm->cache[coll])
+        return NULL;
+    return comm->cache[coll]->algo;
 }
 
 /* IC_CHECK (check.c): allgathers the call's fingerprint with sequence
@@ -427,14 +499,14 @@ static ic_status_t run_check(const char *fn, ic_comm_t *comm, const ic_coll_args
     ic_fingerprint_of(comm, a, &mine);
     ic_request_t *r = comm->check_req;
     pthread_mutex_lock(&run_lock);
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, r->sig, &mine,
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, &mine,
                   comm->check_buf);
     activate(r);
     st = wait_one(r);
     if (st == IC_OK)
         st = ic_fingerprints_compare(fn, comm->check_buf, comm->size);
     if (st == IC_ERR_MISMATCH || st == IC_ERR_PEER_REJECTED)
-        comm->seq++; /* every rank skips the call */
+        (void)take_seq(comm); /* every rank skips the call */
     pthread_mutex_unlock(&run_lock);
     return st;
 }
@@ -482,7 +554,8 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         return IC_OK;
     }
     pthread_mutex_lock(&run_lock);
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, comm->seq++, r->sig, sendbuf, recvbuf);
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, sendbuf,
+                  recvbuf);
     activate(r);
     if (mode == IC_MODE_NONBLOCKING) {
         pthread_mutex_unlock(&run_lock);
@@ -536,7 +609,7 @@ ic_status_t ic_start(ic_request_t *req)
     int active = req->active;
     if (!active) {
         ic_comm_t *c = req->comm;
-        ic_exec_start(&req->x, c->t, c->world, c->id, c->seq++, req->sig, req->sendbuf,
+        ic_exec_start(&req->x, c->t, c->world, c->id, take_seq(c), req->sig, req->sendbuf,
                       req->recvbuf);
         activate(req);
     }

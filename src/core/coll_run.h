@@ -21,6 +21,7 @@ struct ic_request {
     ic_coll_args_t key;     /* arguments the plan was built for (cache) */
     size_t *arrays;         /* owned copies of key's count/displacement arrays */
     uint32_t sig;           /* the call's signature, carried by its messages */
+    const char *algo;       /* the chosen catalog entry's name */
     int persistent, active;
     struct ic_request *next; /* in the process's list of active requests */
 };
@@ -35,6 +36,33 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
 /* The process-wide progress lock: it guards the active runs and is every
  * transport's guard (transport.h). */
 pthread_mutex_t *ic_coll_guard(void);
+
+/* The catalog entry that ran (or runs) a call: of request req, or, with
+ * req NULL, of comm's last blocking call of coll (NULL if none). */
+const char *ic_request_algo(const ic_request_t *req, const ic_comm_t *comm, ic_coll_t coll);
+
+/* Rejects one call on comm without running it (st and ic_last_error()
+ * are the reason), as a call with bad arguments is rejected: it uses up
+ * its sequence number and the other members' run of it fails with
+ * IC_ERR_PEER_REJECTED.  Returns st.  (The MPI drop-in's own argument
+ * checks.) */
+ic_status_t ic_coll_reject(ic_comm_t *comm, ic_status_t st);
+
+/* Reserves the sequence numbers of one call on comm now, to be started
+ * later (the MPI drop-in's scatterv/gatherv, whose plan waits for the
+ * root's counts, keep their place among comm's calls): returns the first.
+ * ic_coll_use_seq(comm, s) makes this thread's next start on comm (a
+ * nonblocking call, ic_start, or a rejection) run as that call;
+ * ic_coll_use_seq_end() clears what the start did not use. */
+uint64_t ic_coll_reserve(ic_comm_t *comm);
+void ic_coll_use_seq(const ic_comm_t *comm, uint64_t seq);
+void ic_coll_use_seq_end(void);
+
+/* A function that blocking waits call (without the progress lock) once
+ * they have waited 0.2 ms, and then every 0.2 ms: the MPI drop-in keeps
+ * MPI's own progress and its staged requests moving with it while a rank
+ * sits in a blocking intercom call.  NULL: none. */
+void ic_coll_set_idle_hook(void (*fn)(void));
 
 /* Frees a communicator's cached plans (called by ic_comm_free). */
 void ic_comm_drop_cache(ic_comm_t *comm);

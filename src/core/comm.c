@@ -377,28 +377,31 @@ ic_status_t ic_comm_split(ic_comm_t *comm, int color, int key, ic_comm_t **out)
     return st;
 }
 
-ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_comm_t **out)
+/* create_group with the child's id salted by salt (the public form) or,
+ * with salt_given, by the caller's salt. */
+static ic_status_t create_group(const char *fn, ic_comm_t *comm, int n, const int *ranks,
+                                int salt_given, uint64_t salt, ic_comm_t **out)
 {
-    ic_status_t cst = ic_comm_check("ic_comm_create_group", comm);
+    ic_status_t cst = ic_comm_check(fn, comm);
     if (cst != IC_OK)
         return cst;
     if (!out)
-        return ic_set_error(IC_ERR_ARG, "ic_comm_create_group: out is NULL");
+        return ic_set_error(IC_ERR_ARG, "%s: out is NULL", fn);
     int idx;
-    ic_status_t st = ic_group_check("ic_comm_create_group", comm->size, n, ranks, comm->rank,
-                                    &idx);
+    ic_status_t st = ic_group_check(fn, comm->size, n, ranks, comm->rank, &idx);
     if (st != IC_OK)
         return st;
     if (idx < 0)
-        return ic_set_error(IC_ERR_ARG, "ic_comm_create_group: the calling rank %d is not in "
-                                        "ranks", comm->rank);
+        return ic_set_error(IC_ERR_ARG, "%s: the calling rank %d is not in ranks", fn,
+                            comm->rank);
     int *w = malloc(sizeof(int) * (size_t)n);
     if (!w)
-        return ic_set_error(IC_ERR_NO_MEM, "ic_comm_create_group: out of memory");
+        return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
     /* The id mixes the list with the parent's collective count, which all
      * members agree on; two groups with the same list created between the
      * same two collectives of the parent would share an id. */
-    uint64_t salt = 0x51u ^ (comm->seq << 20);
+    if (!salt_given)
+        salt = 0x51u ^ (comm->seq << 20);
     for (int i = 0; i < n; i++) {
         w[i] = comm->world[ranks[i]];
         salt = ic_comm_child_id(salt, (uint64_t)ranks[i]);
@@ -406,6 +409,17 @@ ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_co
     st = comm_new(n, idx, w, ic_comm_child_id(comm->id, salt), comm, out);
     free(w);
     return st;
+}
+
+ic_status_t ic_comm_create_group(ic_comm_t *comm, int n, const int *ranks, ic_comm_t **out)
+{
+    return create_group("ic_comm_create_group", comm, n, ranks, 0, 0, out);
+}
+
+ic_status_t ic_comm_create_group_salted(ic_comm_t *comm, int n, const int *ranks, uint64_t salt,
+                                        ic_comm_t **out)
+{
+    return create_group("ic_comm_create_group_salted", comm, n, ranks, 1, salt, out);
 }
 
 ic_status_t ic_comm_free(ic_comm_t **comm)

@@ -100,6 +100,13 @@ void ic_comm_levels(ic_comm_t *c);
 #define IC_NET_ALPHA_DEFAULT 3e-5
 #define IC_NET_BETA_DEFAULT 1e-9
 
+/* ic_comm_create_group with a salt of the caller's for the child's id
+ * instead of the parent's collective count: every member passes the same
+ * salt, and groups with equal rank lists get different salts (the MPI
+ * drop-in agrees on one per MPI communicator).  Local, like create_group. */
+ic_status_t ic_comm_create_group_salted(ic_comm_t *comm, int n, const int *ranks, uint64_t salt,
+                                        ic_comm_t **out);
+
 /* Frees c's own storage (not its transport). */
 void ic_comm_destroy(ic_comm_t *c);
 

@@ -2,8 +2,10 @@
  * bridge.c — ic_comm_from_mpi / ic_comm_free_mpi (intercom_mpi.h): an
  * intercom communicator over the processes of an MPI communicator.
  *
- * Steps, all collective over the MPI communicator:
- *   1. hosts: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) gives this rank's
+ * Steps, all collective over the MPI communicator (MPI is called through
+ * its PMPI_ names, so that the drop-in (src/mpi_shim/), which defines the
+ * MPI_ ones, does not see the bridge's own calls):
+ *   1. hosts: PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED) gives this rank's
  *      host group; an allgather of (lowest rank of my host, my rank in
  *      it) tells every rank each peer's host and its rank there.  Hosts
  *      are numbered in the order of their lowest rank.
@@ -96,13 +98,13 @@ static ic_status_t find_hosts(MPI_Comm comm, int rank, int size, MPI_Comm *node,
     if (st != IC_OK)
         return st; /* the same environment everywhere: every rank returns here */
     int err = color >= 0
-                  ? MPI_Comm_split(comm, color, rank, node)
-                  : MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+                  ? PMPI_Comm_split(comm, color, rank, node)
+                  : PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
     if (err != MPI_SUCCESS)
         return ic_set_error(IC_ERR_TRANSPORT, "ic_comm_from_mpi: splitting by host failed");
     int node_rank, lowest = rank;
-    MPI_Comm_rank(*node, &node_rank);
-    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, *node);
+    PMPI_Comm_rank(*node, &node_rank);
+    PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, *node);
     int mine[2] = {lowest, node_rank};
     int *all = malloc(sizeof(int) * 2 * (size_t)size);
     L->host_of = malloc(sizeof(int) * (size_t)size);
@@ -111,7 +113,7 @@ static ic_status_t find_hosts(MPI_Comm comm, int rank, int size, MPI_Comm *node,
         free(all);
         return ic_set_error(IC_ERR_NO_MEM, "ic_comm_from_mpi: out of memory");
     }
-    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
     L->nhosts = 0;
     for (int i = 0; i < size; i++) {
         L->local_rank[i] = all[2 * i + 1];
@@ -140,7 +142,7 @@ static ic_status_t open_shm(MPI_Comm node, int node_rank, int node_size, ic_tran
         if (st != IC_OK)
             name[0] = 0;
     }
-    MPI_Bcast(name, NAME_LEN, MPI_CHAR, 0, node);
+    PMPI_Bcast(name, NAME_LEN, MPI_CHAR, 0, node);
     if (!name[0])
         return node_rank == 0 ? st
                               : ic_set_error(IC_ERR_TRANSPORT,
@@ -162,20 +164,20 @@ ic_status_t ic_comm_from_mpi(MPI_Comm comm, ic_comm_t **out)
         return ic_set_error(IC_ERR_ARG, "ic_comm_from_mpi: out is NULL");
     *out = NULL;
     int inited = 0, finalized = 0;
-    MPI_Initialized(&inited);
-    MPI_Finalized(&finalized);
+    PMPI_Initialized(&inited);
+    PMPI_Finalized(&finalized);
     if (!inited || finalized)
         return ic_set_error(IC_ERR_COMM, "ic_comm_from_mpi: MPI is not initialized (call "
                                          "MPI_Init first, and before MPI_Finalize)");
     if (comm == MPI_COMM_NULL)
         return ic_set_error(IC_ERR_COMM, "ic_comm_from_mpi: comm is MPI_COMM_NULL");
     int inter = 0;
-    MPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return ic_set_error(IC_ERR_COMM, "ic_comm_from_mpi: comm is an intercommunicator");
     int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
 
     ic_env_t env;
     int no_shm = 0;
@@ -194,8 +196,8 @@ ic_status_t ic_comm_from_mpi(MPI_Comm comm, ic_comm_t **out)
     st = find_hosts(comm, rank, size, &node, &L);
     int node_rank = 0, node_size = 1;
     if (node != MPI_COMM_NULL) {
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Comm_size(node, &node_size);
+        PMPI_Comm_rank(node, &node_rank);
+        PMPI_Comm_size(node, &node_size);
     }
     /* The same on every rank of a host (node_size is), so the host's
      * collective steps match. */
@@ -203,7 +205,7 @@ ic_status_t ic_comm_from_mpi(MPI_Comm comm, ic_comm_t **out)
     if (st == IC_OK && use_shm)
         st = open_shm(node, node_rank, node_size, &shm);
     if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
+        PMPI_Comm_free(&node);
     /* Every rank computes the same need for MPI: a peer on another host,
      * or a host that does not use shm. */
     int any_remote = L.host_of && (L.nhosts > 1 || (size > 1 && !use_shm));
@@ -231,7 +233,7 @@ ic_status_t ic_comm_from_mpi(MPI_Comm comm, ic_comm_t **out)
     char why[256];
     snprintf(why, sizeof why, "%s", st == IC_OK ? "" : ic_last_error());
     int bad = st == IC_OK ? size : rank, first_bad = size;
-    MPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, comm);
+    PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, comm);
     if (st == IC_OK && first_bad < size)
         st = ic_set_error(IC_ERR_TRANSPORT, "ic_comm_from_mpi: rank %d could not set up its "
                                             "transport", first_bad);

@@ -28,11 +28,11 @@ const mpi_notice_t *ic_mpi_notice_find(const mpi_transport_t *t, const ic_match_
  * cancel comes too late. */
 void ic_mpi_drop_part(mpi_req_t *r)
 {
-    MPI_Cancel(&r->mreq);
+    PMPI_Cancel(&r->mreq);
     if (r->kind == RQ_RECV)
-        MPI_Wait(&r->mreq, MPI_STATUS_IGNORE);
+        PMPI_Wait(&r->mreq, MPI_STATUS_IGNORE);
     else
-        MPI_Request_free(&r->mreq);
+        PMPI_Request_free(&r->mreq);
 }
 
 static void apply_notice(mpi_transport_t *t, const mpi_notice_t *n)

@@ -16,7 +16,7 @@ ic_status_t ic_mpi_error(int err, const char *what, int peer)
 {
     char s[MPI_MAX_ERROR_STRING];
     int n = 0;
-    if (MPI_Error_string(err, s, &n) != MPI_SUCCESS)
+    if (PMPI_Error_string(err, s, &n) != MPI_SUCCESS)
         snprintf(s, sizeof s, "MPI error %d", err);
     return ic_set_error(IC_ERR_PEER_FAILED, "mpi: %s with rank %d failed: %s", what, peer, s);
 }
@@ -31,7 +31,7 @@ ic_status_t ic_mpi_send_copy(mpi_transport_t *t, int peer, const mpi_hdr_t *h, c
     memcpy(o->data, h, sizeof *h);
     if (len)
         memcpy(o->data + sizeof *h, data, len);
-    int err = MPI_Isend(o->data, (int)(sizeof *h + len), MPI_BYTE, peer, TAG_CTL, t->comm, &o->r);
+    int err = PMPI_Isend(o->data, (int)(sizeof *h + len), MPI_BYTE, peer, TAG_CTL, t->comm, &o->r);
     if (err != MPI_SUCCESS) {
         free(o);
         return ic_mpi_error(err, "MPI_Isend", peer);
@@ -46,7 +46,7 @@ void ic_mpi_reap_out(mpi_transport_t *t)
 {
     for (mpi_out_t **p = &t->out; *p;) {
         int flag = 0;
-        MPI_Test(&(*p)->r, &flag, MPI_STATUS_IGNORE);
+        PMPI_Test(&(*p)->r, &flag, MPI_STATUS_IGNORE);
         if (flag) {
             mpi_out_t *o = *p;
             *p = o->next;
@@ -81,8 +81,8 @@ ic_status_t ic_mpi_post_part(mpi_transport_t *t, mpi_req_t *r)
     size_t left = r->bytes - r->done_bytes, n = left < PART_MAX ? left : PART_MAX;
     char *p = (char *)r->buf + r->done_bytes;
     int err = r->kind == RQ_SEND
-                  ? MPI_Isend(p, (int)n, MPI_BYTE, r->peer, r->rtag, t->comm, &r->mreq)
-                  : MPI_Irecv(p, (int)n, MPI_BYTE, r->peer, r->rtag, t->comm, &r->mreq);
+                  ? PMPI_Isend(p, (int)n, MPI_BYTE, r->peer, r->rtag, t->comm, &r->mreq)
+                  : PMPI_Irecv(p, (int)n, MPI_BYTE, r->peer, r->rtag, t->comm, &r->mreq);
     if (err != MPI_SUCCESS)
         return ic_mpi_error(err, r->kind == RQ_SEND ? "MPI_Isend" : "MPI_Irecv", r->peer);
     r->state = RQ_XFER;
@@ -192,20 +192,20 @@ static ic_status_t drain(mpi_transport_t *t, int *events)
         int flag = 0;
         MPI_Message msg;
         MPI_Status s;
-        int err = MPI_Improbe(MPI_ANY_SOURCE, TAG_CTL, t->comm, &flag, &msg, &s);
+        int err = PMPI_Improbe(MPI_ANY_SOURCE, TAG_CTL, t->comm, &flag, &msg, &s);
         if (err != MPI_SUCCESS)
             return ic_mpi_error(err, "MPI_Improbe", -1);
         if (!flag)
             return IC_OK;
         int len = 0;
-        MPI_Get_count(&s, MPI_BYTE, &len);
+        PMPI_Get_count(&s, MPI_BYTE, &len);
         if (len < (int)sizeof(mpi_hdr_t))
             return ic_set_error(IC_ERR_TRANSPORT, "mpi: a %d-byte message from rank %d is not "
                                                   "an intercom message", len, s.MPI_SOURCE);
         mpi_ux_t *m = malloc(sizeof *m - sizeof m->h + (size_t)len);
         if (!m)
             return ic_set_error(IC_ERR_NO_MEM, "mpi: out of memory for a %d-byte message", len);
-        err = MPI_Mrecv(&m->h, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+        err = PMPI_Mrecv(&m->h, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS) {
             free(m);
             return ic_mpi_error(err, "MPI_Mrecv", s.MPI_SOURCE);
@@ -230,7 +230,7 @@ static void advance_xfers(mpi_transport_t *t, int *events)
         mpi_req_t *r = *p;
         int flag = 0;
         MPI_Status s;
-        int err = MPI_Test(&r->mreq, &flag, &s);
+        int err = PMPI_Test(&r->mreq, &flag, &s);
         if (err != MPI_SUCCESS) {
             *p = r->next;
             finish(r, ic_mpi_error(err, "MPI_Test", r->peer));

@@ -287,7 +287,7 @@ static ic_status_t op_peer_alive(ic_transport_t *tt, int peer)
 
 static ic_status_t op_abort(ic_transport_t *tt, int code)
 {
-    MPI_Abort(((mpi_transport_t *)tt)->comm, code);
+    PMPI_Abort(((mpi_transport_t *)tt)->comm, code);
     return IC_OK;
 }
 
@@ -307,14 +307,14 @@ static ic_status_t op_close(ic_transport_t *tt)
     }
     for (mpi_out_t *o = t->out, *next; o; o = next) {
         next = o->next;
-        MPI_Request_free(&o->r);
+        PMPI_Request_free(&o->r);
     }
     for (mpi_ux_t *u = t->ux, *next; u; u = next) {
         next = u->next;
         free(u);
     }
     free(t->notices);
-    MPI_Comm_free(&t->comm);
+    PMPI_Comm_free(&t->comm);
     free(t);
     return IC_OK;
 }
@@ -343,16 +343,16 @@ ic_status_t ic_mpi_transport_open(MPI_Comm comm, size_t eager_max, ic_transport_
     mpi_transport_t *t = calloc(1, sizeof *t);
     if (!t)
         return ic_set_error(IC_ERR_NO_MEM, "ic_mpi_transport_open: out of memory");
-    int err = MPI_Comm_dup(comm, &t->comm);
+    int err = PMPI_Comm_dup(comm, &t->comm);
     if (err != MPI_SUCCESS) {
         free(t);
         return ic_mpi_error(err, "MPI_Comm_dup", -1);
     }
-    MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(t->comm, &t->base.rank);
-    MPI_Comm_size(t->comm, &t->base.size);
+    PMPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_rank(t->comm, &t->base.rank);
+    PMPI_Comm_size(t->comm, &t->base.size);
     int *ub = NULL, flag = 0;
-    MPI_Comm_get_attr(t->comm, MPI_TAG_UB, &ub, &flag);
+    PMPI_Comm_get_attr(t->comm, MPI_TAG_UB, &ub, &flag);
     t->tag_ub = flag && ub && *ub > RTAG_FIRST ? *ub : 32767;
     t->next_rtag = RTAG_FIRST;
     t->eager_max = eager_max ? eager_max : EAGER_DEFAULT;

@@ -1,0 +1,65 @@
+/*
+ * exec.h — one MPI collective call translated into one intercom call
+ * (prepare.c), and how it runs (run.c, requests.c).
+ */
+#ifndef IC_MPI_SHIM_EXEC_H
+#define IC_MPI_SHIM_EXEC_H
+
+#include "mpi_shim/shim.h"
+
+/* A piece of the caller's buffer in a layout that is not one run: count
+ * elements of type at user, packed at tmp + off. */
+typedef struct shim_blk {
+    char *user;
+    MPI_Count count;
+    MPI_Datatype type;
+    size_t off;
+    int part; /* 0: in the send side's part of tmp, 1: the receive side's */
+} shim_blk_t;
+
+typedef struct shim_exec {
+    shim_call_t call;
+    ic_comm_t *ic;
+    int me, p;
+    /* The intercom call: data-moving collectives in bytes (IC_BYTE),
+     * reductions in the base type of the MPI datatype. */
+    ic_coll_t coll;
+    ic_datatype_t dtype;
+    const ic_op_t *op;
+    int root;
+    size_t count;
+    const void *sb; /* IC_IN_PLACE where MPI_IN_PLACE */
+    void *rb;
+    size_t *counts, *displs, *scounts, *sdispls, *rcounts, *rdispls;
+    /* scatterv, gatherv: the counts (bytes) exist at the root only; the
+     * others learn them from a broadcast of counts[] before the call. */
+    int root_counts;
+    /* Packing: tmp holds the packed send side at 0 and the receive side
+     * at tmp_rpos; in[] are packed before the call, out[] unpacked after. */
+    char *tmp;
+    size_t tmp_len;
+    shim_blk_t *in, *out;
+    int nin, nout;
+    size_t *arr; /* owns the arrays above (one allocation) */
+    shim_blk_t *blks;
+} shim_exec_t;
+
+/* Fills x for call c on intercom communicator ic (reductions: op and
+ * type already checked).  IC_OK, or an error with ic_last_error() naming
+ * the argument (the caller rejects the call). */
+ic_status_t shim_prepare(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
+                         const shim_type_t *rt, shim_exec_t *x);
+/* Packs x->in (before a run) / unpacks x->out (after). */
+int shim_pack_in(shim_exec_t *x);
+int shim_unpack_out(shim_exec_t *x);
+void shim_exec_free(shim_exec_t *x);
+
+/* Runs x's intercom call in form (blocking; nonblocking or persistent
+ * into *req). */
+ic_status_t shim_ic_call(shim_exec_t *x, shim_form_t form, ic_request_t **req);
+
+/* Nonblocking and persistent calls (requests.c): takes x over, returns
+ * the caller's request in *req. */
+int shim_request_start(shim_exec_t *x, MPI_Request *req);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * run.c — deciding whether a call is served, and running it.
+ *
+ * The decision (docs/dropin.md has the table): IC_MPI_DISABLE; for the
+ * reductions, the datatype and op (shim_op); then the communicator (an
+ * intracommunicator whose processes are all in MPI_COMM_WORLD, with
+ * intercom started).  Every input of it is one MPI requires to be equal
+ * on every rank of the call, so all ranks decide alike.
+ *
+ * A served call whose arguments are bad on this rank (a negative count,
+ * MPI_DATATYPE_NULL, a root out of range, ...) is rejected through
+ * intercom: the other ranks' run of the same call fails with
+ * IC_ERR_PEER_REJECTED instead of waiting, and the error goes through the
+ * communicator's MPI error handler (report.c).
+ */
+#include "mpi_shim/exec.h"
+
+#include "base/dtype.h"
+#include "base/status.h"
+#include "core/coll_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARGS3(form, req, name, ...)                                                            \
+    ((form) == SHIM_BLOCKING      ? ic_##name(__VA_ARGS__)                                     \
+     : (form) == SHIM_NONBLOCKING ? ic_i##name(__VA_ARGS__, req)                               \
+                                  : ic_##name##_init(__VA_ARGS__, req))
+
+ic_status_t shim_ic_call(shim_exec_t *x, shim_form_t f, ic_request_t **r)
+{
+    ic_comm_t *ic = x->ic;
+    switch (x->coll) {
+    case IC_COLL_BCAST:
+        return ARGS3(f, r, bcast, x->rb, x->count, x->dtype, x->root, ic);
+    case IC_COLL_REDUCE:
+        return ARGS3(f, r, reduce, x->sb, x->rb, x->count, x->dtype, x->op, x->root, ic);
+    case IC_COLL_ALLREDUCE:
+        return ARGS3(f, r, allreduce, x->sb, x->rb, x->count, x->dtype, x->op, ic);
+    case IC_COLL_SCATTER:
+        return ARGS3(f, r, scatter, x->sb, x->rb, x->count, x->dtype, x->root, ic);
+    case IC_COLL_SCATTERV:
+        return ARGS3(f, r, scatterv, x->sb, x->counts, x->displs, x->rb, x->dtype, x->root, ic);
+    case IC_COLL_GATHER:
+        return ARGS3(f, r, gather, x->sb, x->rb, x->count, x->dtype, x->root, ic);
+    case IC_COLL_GATHERV:
+        return ARGS3(f, r, gatherv, x->sb, x->rb, x->counts, x->displs, x->dtype, x->root, ic);
+    case IC_COLL_ALLGATHER:
+        return ARGS3(f, r, allgather, x->sb, x->rb, x->count, x->dtype, ic);
+    case IC_COLL_ALLGATHERV:
+        return ARGS3(f, r, allgatherv, x->sb, x->rb, x->counts, x->displs, x->dtype, ic);
+    case IC_COLL_REDUCE_SCATTER_BLOCK:
+        return ARGS3(f, r, reduce_scatter_block, x->sb, x->rb, x->count, x->dtype, x->op, ic);
+    case IC_COLL_REDUCE_SCATTER:
+        return ARGS3(f, r, reduce_scatter, x->sb, x->rb, x->counts, x->dtype, x->op, ic);
+    case IC_COLL_ALLTOALL:
+        return ARGS3(f, r, alltoall, x->sb, x->rb, x->count, x->dtype, ic);
+    case IC_COLL_ALLTOALLV:
+        return ARGS3(f, r, alltoallv, x->sb, x->scounts, x->sdispls, x->rb, x->rcounts,
+                     x->rdispls, x->dtype, ic);
+    case IC_COLL_BARRIER:
+        return ARGS3(f, r, barrier, ic);
+    case IC_COLL_SCAN:
+        return ARGS3(f, r, scan, x->sb, x->rb, x->count, x->dtype, x->op, ic);
+    case IC_COLL_EXSCAN:
+        return ARGS3(f, r, exscan, x->sb, x->rb, x->count, x->dtype, x->op, ic);
+    default:
+        return ic_set_error(IC_ERR_INTERNAL, "MPI drop-in: no collective %d", (int)x->coll);
+    }
+}
+
+static int is_reduction(int coll)
+{
+    return coll == IC_COLL_REDUCE || coll == IC_COLL_ALLREDUCE || coll == IC_COLL_SCAN ||
+           coll == IC_COLL_EXSCAN || coll == IC_COLL_REDUCE_SCATTER ||
+           coll == IC_COLL_REDUCE_SCATTER_BLOCK || coll == SHIM_REDUCE_LOCAL;
+}
+
+/* MPI_Reduce_local: intercom's kernels (the same bits as its reductions). */
+static int reduce_local(const shim_call_t *c, const ic_op_t *op, const shim_type_t *t)
+{
+    if (c->scount < 0) {
+        ic_set_error(IC_ERR_COUNT, "MPI_Reduce_local: count = %lld is negative",
+                     (long long)c->scount);
+        return shim_error(MPI_COMM_SELF, IC_ERR_COUNT);
+    }
+    size_t n = (size_t)(c->scount * t->k);
+    if (n > 0 && (!c->sb || !c->rb)) {
+        ic_set_error(IC_ERR_BUFFER, "MPI_Reduce_local: %s is NULL", c->sb ? "inoutbuf" : "inbuf");
+        return shim_error(MPI_COMM_SELF, IC_ERR_BUFFER);
+    }
+    ic_reduce_apply(op, (ic_datatype_t)t->base, c->sb, c->rb, n);
+    return MPI_SUCCESS;
+}
+
+/* The root's byte counts to everyone (scatterv, gatherv), blocking. */
+static ic_status_t root_counts(shim_exec_t *x)
+{
+    if (!x->root_counts || x->p == 1)
+        return IC_OK;
+    return ic_bcast(x->counts, (size_t)x->p, IC_UINT64, x->root, x->ic);
+}
+
+static int run_blocking(shim_exec_t *x, const char **algo)
+{
+    ic_status_t st = root_counts(x);
+    if (st == IC_OK && shim_pack_in(x) != MPI_SUCCESS)
+        st = ic_set_error(IC_ERR_DTYPE, "MPI %s: packing the send buffer failed",
+                          ic_coll_name(x->coll));
+    if (st == IC_OK)
+        st = shim_ic_call(x, SHIM_BLOCKING, NULL);
+    if (st == IC_OK && shim_unpack_out(x) != MPI_SUCCESS)
+        st = ic_set_error(IC_ERR_DTYPE, "MPI %s: unpacking the receive buffer failed",
+                          ic_coll_name(x->coll));
+    *algo = ic_request_algo(NULL, x->ic, x->coll);
+    return st == IC_OK ? MPI_SUCCESS : shim_error(x->call.comm, st);
+}
+
+int shim_collective(const shim_call_t *c, MPI_Request *req, int *rc)
+{
+    shim_reason_t why = SHIM_R_DISABLED;
+    const ic_op_t *op = NULL;
+    shim_type_t t = {0};
+    ic_comm_t *ic = NULL;
+    if (shim_disabled(c->coll))
+        goto fall_back;
+    if (is_reduction(c->coll)) {
+        if (c->stype == MPI_DATATYPE_NULL || shim_type(c->stype, &t) != MPI_SUCCESS ||
+            !(op = shim_op(c->op, &t, &why)))
+            goto fall_back; /* MPI reports an invalid type or op itself */
+    }
+    if (c->coll == SHIM_REDUCE_LOCAL) {
+        *rc = reduce_local(c, op, &t);
+        shim_count_served(c->coll, c->form, c->wide, "intercom kernel");
+        return 1;
+    }
+    if (!(ic = shim_comm(c->comm, &why)))
+        goto fall_back;
+
+    shim_exec_t x;
+    ic_status_t st = shim_prepare(c, ic, op, &t, &x);
+    if (st != IC_OK) {
+        shim_exec_free(&x);
+        ic_coll_reject(ic, st);
+        *rc = shim_error(c->comm, st);
+        shim_count_served(c->coll, c->form, c->wide, "rejected");
+        return 1;
+    }
+    if (c->form == SHIM_BLOCKING) {
+        const char *algo = NULL;
+        *rc = run_blocking(&x, &algo);
+        shim_exec_free(&x);
+        shim_count_served(c->coll, c->form, c->wide, algo ? algo : "failed");
+        return 1;
+    }
+    *rc = shim_request_start(&x, req); /* counts itself */
+    return 1;
+
+fall_back:
+    shim_count_fallback(c->coll, c->form, c->wide, why);
+    return 0;
+}

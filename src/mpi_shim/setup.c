@@ -1,0 +1,263 @@
+/*
+ * setup.c — the drop-in's life: MPI_Init, the intercom communicator of
+ * each MPI communicator, MPI_Finalize.
+ *
+ * MPI_Init / MPI_Init_thread: after MPI's own, intercom's world is made
+ * over MPI_COMM_WORLD with ic_comm_from_mpi (shared memory per host, MPI
+ * between hosts; every rank gets the same outcome).  If it cannot be
+ * made, every call falls back ("intercom not started") and rank 0 says
+ * why on stderr.
+ *
+ * Another communicator gets its intercom communicator at its first served
+ * call: a sub-communicator of the world over the same processes
+ * (ic_comm_create_group_salted: local, no new shared segment), after one
+ * MPI_Allreduce over the communicator that agrees on a salt for its id
+ * (communicators with the same processes get different ids) and on
+ * whether every member is in MPI_COMM_WORLD.  It is cached on the MPI
+ * communicator as an attribute, whose delete callback frees it
+ * (MPI_Comm_free; MPI_Finalize frees what is left).  Intercommunicators
+ * are remembered as such and fall back.
+ *
+ * The environment (docs/dropin.md): IC_MPI_VERBOSE=1 prints the report at
+ * MPI_Finalize on rank 0; IC_MPI_DISABLE=bcast,alltoallv,... (or all)
+ * turns interception off per collective; every IC_* variable of intercom
+ * applies as usual.
+ */
+#include "mpi_shim/shim.h"
+
+#include "base/status.h"
+#include "core/comm.h"
+#include "intercom_mpi.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct shim_comm {
+    MPI_Comm comm;
+    ic_comm_t *ic;     /* NULL: falls back for why */
+    shim_reason_t why;
+    struct shim_comm *next;
+} shim_comm_t;
+
+static ic_comm_t *world;
+static MPI_Comm self = MPI_COMM_NULL;
+static int keyval = MPI_KEYVAL_INVALID;
+static int verbose, world_rank, world_size;
+static unsigned disabled; /* bit per function (SHIM_NFUNC) */
+static long long salt;    /* communicators made so far (agreed per communicator) */
+static shim_comm_t *comms;
+static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
+
+MPI_Comm shim_self(void)
+{
+    return self;
+}
+
+int shim_disabled(int coll)
+{
+    return (disabled >> coll) & 1u;
+}
+
+static const char *func_name(int f)
+{
+    return f == SHIM_REDUCE_LOCAL ? "reduce_local" : ic_coll_name((ic_coll_t)f);
+}
+
+/* IC_MPI_DISABLE: names separated by commas (or "all"). */
+static void read_disable(void)
+{
+    const char *v = getenv("IC_MPI_DISABLE");
+    if (!v || !*v)
+        return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        int found = 0;
+        if (strcmp(tok, "all") == 0) {
+            disabled = (1u << SHIM_NFUNC) - 1;
+            continue;
+        }
+        for (int f = 0; f < SHIM_NFUNC; f++)
+            if (strcmp(tok, func_name(f)) == 0) {
+                disabled |= 1u << f;
+                found = 1;
+            }
+        if (!found && world_rank == 0)
+            fprintf(stderr, "intercom drop-in: IC_MPI_DISABLE names '%s', which is not a "
+                            "collective (bcast, reduce, ..., reduce_local, all)\n", tok);
+    }
+}
+
+static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra);
+
+void shim_after_init(void)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    const char *v = getenv("IC_MPI_VERBOSE");
+    verbose = v && *v && strcmp(v, "0") != 0;
+    read_disable();
+    PMPI_Comm_dup(MPI_COMM_SELF, &self);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &keyval, NULL);
+    shim_errors_init();
+    shim_requests_init();
+    if (disabled == (1u << SHIM_NFUNC) - 1)
+        return; /* nothing to serve: no intercom world either */
+    ic_status_t st = ic_comm_from_mpi(MPI_COMM_WORLD, &world); /* collective */
+    if (st != IC_OK) {
+        world = NULL;
+        if (world_rank == 0)
+            fprintf(stderr, "intercom drop-in: intercom could not start (%s); every "
+                            "collective falls back to MPI's own\n", ic_last_error());
+    }
+}
+
+/* The intercom communicator of a new MPI communicator (collective). */
+static shim_comm_t *make(MPI_Comm comm)
+{
+    shim_comm_t *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return NULL;
+    sc->comm = comm;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) {
+        sc->why = SHIM_R_INTER;
+        return sc;
+    }
+    MPI_Group g, wg;
+    int n;
+    PMPI_Comm_group(comm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    PMPI_Group_size(g, &n);
+    int *ranks = malloc(sizeof(int) * 2 * (size_t)n);
+    long long v[2] = {salt + 1, ranks == NULL};
+    if (ranks) {
+        for (int i = 0; i < n; i++)
+            ranks[i] = i;
+        PMPI_Group_translate_ranks(g, n, ranks, wg, ranks + n);
+        for (int i = 0; i < n; i++)
+            v[1] |= ranks[n + i] == MPI_UNDEFINED;
+    }
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, comm);
+    salt = v[0];
+    if (v[1]) {
+        sc->why = SHIM_R_OUTSIDE;
+    } else if (ic_comm_create_group_salted(world, n, ranks + n, (uint64_t)v[0], &sc->ic) !=
+               IC_OK) {
+        sc->ic = NULL;
+        sc->why = SHIM_R_NOTSTARTED;
+    }
+    free(ranks);
+    return sc;
+}
+
+ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why)
+{
+    if (!world) {
+        *why = SHIM_R_NOTSTARTED;
+        return NULL;
+    }
+    if (comm == MPI_COMM_WORLD)
+        return world;
+    void *val = NULL;
+    int flag = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS) {
+        *why = SHIM_R_BADCOMM; /* MPI reports it */
+        return NULL;
+    }
+    shim_comm_t *sc = val;
+    if (!flag) {
+        if (!(sc = make(comm))) {
+            *why = SHIM_R_NOTSTARTED;
+            return NULL;
+        }
+        PMPI_Comm_set_attr(comm, keyval, sc);
+        pthread_mutex_lock(&comms_lock);
+        sc->next = comms;
+        comms = sc;
+        pthread_mutex_unlock(&comms_lock);
+    }
+    *why = sc->why;
+    return sc->ic;
+}
+
+/* MPI_Comm_free (or MPI_Finalize): the communicator's intercom side goes. */
+static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void)comm, (void)kv, (void)extra;
+    shim_comm_t *sc = val;
+    pthread_mutex_lock(&comms_lock);
+    shim_comm_t **p = &comms;
+    while (*p && *p != sc)
+        p = &(*p)->next;
+    if (*p)
+        *p = sc->next;
+    pthread_mutex_unlock(&comms_lock);
+    if (sc->ic) {
+        /* Calls still running on it end first (MPI lets a communicator be
+         * freed with operations pending); persistent requests that still
+         * name it keep it (until the process ends). */
+        int np = 0;
+        while (shim_requests_using(sc->ic, &np) > 0)
+            shim_progress();
+        if (np == 0)
+            ic_comm_free(&sc->ic);
+    }
+    free(sc);
+    return MPI_SUCCESS;
+}
+
+void shim_before_finalize(void)
+{
+    if (verbose && world_rank == 0)
+        shim_report_print(world_size);
+    while (shim_requests_using(NULL, NULL) > 0) /* nothing should be left running */
+        shim_progress();
+    shim_requests_free();
+    for (;;) { /* the communicators the program did not free */
+        pthread_mutex_lock(&comms_lock);
+        shim_comm_t *sc = comms;
+        pthread_mutex_unlock(&comms_lock);
+        if (!sc)
+            break;
+        if (PMPI_Comm_delete_attr(sc->comm, keyval) != MPI_SUCCESS)
+            delete_attr(sc->comm, keyval, sc, NULL);
+    }
+    if (world)
+        ic_comm_free_mpi(&world); /* collective: every rank is in MPI_Finalize */
+    shim_ops_free();
+    if (self != MPI_COMM_NULL)
+        PMPI_Comm_free(&self);
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&keyval);
+}
+
+/* ---- MPI_Init / MPI_Finalize ------------------------------------------ */
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        shim_after_init();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        shim_after_init();
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    shim_before_finalize();
+    return PMPI_Finalize();
+}

@@ -1,0 +1,463 @@
+/*
+ * types.c — MPI datatypes and ops as intercom sees them.
+ *
+ * A datatype is decoded (MPI_Type_get_envelope / get_contents) into: its
+ * size and extent; whether count elements of it are one contiguous run of
+ * bytes in type-map order ("identity": then data-moving collectives pass
+ * the caller's buffer as bytes, else they pack); and, for reductions, the
+ * one predefined type it is made of and how many of them.  Predefined
+ * types map to intercom's by the table below (C integer types by their
+ * width; float and double); MPI_LONG_DOUBLE, the complex and the pair
+ * types (MPI_2INT, MPI_DOUBLE_INT, ...) have no intercom equivalent and
+ * their reductions fall back.
+ *
+ * Ops: the ten predefined ops intercom has, where MPI defines them for the
+ * type class (integer: all ten; floating: sum, prod, min, max; MPI_BYTE:
+ * the bitwise ones; MPI_C_BOOL: the logical ones).  MINLOC/MAXLOC fall
+ * back.  A commutative user op (MPI_Op_create, recorded by the wrapper
+ * here) on a predefined type runs through a trampoline that calls the
+ * user's function with the caller's MPI datatype.
+ */
+#include "mpi_shim/shim.h"
+
+#include "base/dtype.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_INT = 1, C_FLOAT = 2, C_BYTE = 4, C_BOOL = 8, C_DATA = 16 };
+
+typedef struct predef {
+    MPI_Datatype t;
+    int ic;  /* intercom datatype, -1: none */
+    int cls; /* C_* */
+} predef_t;
+
+#define NPREDEF 40
+static predef_t predef[NPREDEF];
+static int npredef;
+static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
+
+static int int_type(size_t bytes, int is_signed)
+{
+    switch (bytes) {
+    case 1: return is_signed ? IC_INT8 : IC_UINT8;
+    case 2: return is_signed ? IC_INT16 : IC_UINT16;
+    case 4: return is_signed ? IC_INT32 : IC_UINT32;
+    case 8: return is_signed ? IC_INT64 : IC_UINT64;
+    default: return -1;
+    }
+}
+
+static void add(MPI_Datatype t, int ic, int cls)
+{
+    if (t == MPI_DATATYPE_NULL || npredef == NPREDEF)
+        return;
+    predef[npredef++] = (predef_t){t, ic, cls};
+}
+
+#define ADD_INT(T, ctype, sgn) add(T, int_type(sizeof(ctype), sgn), C_INT)
+
+static void predef_init(void)
+{
+    ADD_INT(MPI_INT, int, 1);
+    add(MPI_DOUBLE, IC_DOUBLE, C_FLOAT);
+    add(MPI_FLOAT, IC_FLOAT, C_FLOAT);
+    ADD_INT(MPI_LONG, long, 1);
+    ADD_INT(MPI_UNSIGNED, unsigned, 0);
+    ADD_INT(MPI_UNSIGNED_LONG, unsigned long, 0);
+    ADD_INT(MPI_LONG_LONG_INT, long long, 1);
+    ADD_INT(MPI_UNSIGNED_LONG_LONG, unsigned long long, 0);
+    ADD_INT(MPI_SHORT, short, 1);
+    ADD_INT(MPI_UNSIGNED_SHORT, unsigned short, 0);
+    ADD_INT(MPI_SIGNED_CHAR, signed char, 1);
+    ADD_INT(MPI_UNSIGNED_CHAR, unsigned char, 0);
+    ADD_INT(MPI_INT8_T, int8_t, 1);
+    ADD_INT(MPI_INT16_T, int16_t, 1);
+    ADD_INT(MPI_INT32_T, int32_t, 1);
+    ADD_INT(MPI_INT64_T, int64_t, 1);
+    ADD_INT(MPI_UINT8_T, uint8_t, 0);
+    ADD_INT(MPI_UINT16_T, uint16_t, 0);
+    ADD_INT(MPI_UINT32_T, uint32_t, 0);
+    ADD_INT(MPI_UINT64_T, uint64_t, 0);
+    ADD_INT(MPI_AINT, MPI_Aint, 1);
+    ADD_INT(MPI_OFFSET, MPI_Offset, 1);
+    ADD_INT(MPI_COUNT, MPI_Count, 1);
+    add(MPI_BYTE, IC_BYTE, C_BYTE);
+    add(MPI_C_BOOL, int_type(sizeof(_Bool), 0), C_BOOL);
+    add(MPI_CHAR, -1, C_DATA);
+    add(MPI_WCHAR, -1, C_DATA);
+    add(MPI_PACKED, -1, C_DATA);
+}
+
+static const predef_t *find_predef(MPI_Datatype t)
+{
+    pthread_once(&predef_once, predef_init);
+    for (int i = 0; i < npredef; i++)
+        if (predef[i].t == t)
+            return &predef[i];
+    return NULL;
+}
+
+static int type_extent(MPI_Datatype t, shim_type_t *ti, MPI_Count *lb, MPI_Count *tlb,
+                       MPI_Count *text)
+{
+    MPI_Count ext;
+    int rc = PMPI_Type_size_x(t, &ti->size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_extent_x(t, lb, &ext);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_x(t, tlb, text);
+    ti->extent = (MPI_Aint)ext;
+    return rc;
+}
+
+/* A block of n elements of old (already decoded) at byte offset disp of
+ * the new type, following `at` bytes of data: still one ordered run? */
+static int run_continues(const shim_type_t *old, MPI_Count n, MPI_Aint disp, MPI_Count at)
+{
+    return n == 0 || (old->identity && disp == (MPI_Aint)at);
+}
+
+/* Merges a part made of old into *ti's reduction base. */
+static void merge_base(shim_type_t *ti, const shim_type_t *old, MPI_Count n, int first)
+{
+    if (first) {
+        ti->base = old->base;
+        ti->mbase = old->mbase;
+        ti->why = old->base < 0 ? old->why : ti->why;
+    } else if (old->base != ti->base || old->mbase != ti->mbase) {
+        ti->base = -1;
+        ti->why = SHIM_R_HETERO;
+    }
+    ti->k += n * old->k;
+}
+
+static int decode(MPI_Datatype t, shim_type_t *ti, int depth);
+
+/* The derived part of decode: combiner comb with its contents. */
+static int decode_derived(int comb, const int *ints, const MPI_Aint *aints,
+                          const MPI_Datatype *types, int nt, shim_type_t *ti, int depth)
+{
+    shim_type_t old[8];
+    int nold = nt < 8 ? nt : 8, rc = MPI_SUCCESS;
+    for (int i = 0; i < nold && rc == MPI_SUCCESS; i++)
+        rc = decode(types[i], &old[i], depth + 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ti->k = 0;
+    ti->identity = 0;
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+        merge_base(ti, &old[0], 1, 1);
+        ti->identity = old[0].identity;
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        merge_base(ti, &old[0], ints[0], 1);
+        ti->identity = old[0].identity;
+        break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR: {
+        MPI_Aint stride = comb == MPI_COMBINER_VECTOR ? (MPI_Aint)ints[2] * old[0].extent
+                                                      : aints[0];
+        merge_base(ti, &old[0], (MPI_Count)ints[0] * ints[1], 1);
+        ti->identity = old[0].identity &&
+                       (ints[0] <= 1 || stride == (MPI_Aint)ints[1] * old[0].extent);
+        break;
+    }
+    case MPI_COMBINER_RESIZED:
+        merge_base(ti, &old[0], 1, 1);
+        ti->identity = old[0].identity && aints[0] == 0 && aints[1] == old[0].size;
+        break;
+    case MPI_COMBINER_STRUCT: {
+        int n = ints[0];
+        MPI_Count at = 0;
+        ti->identity = n <= nold;
+        for (int i = 0; i < n && i < nold; i++) {
+            merge_base(ti, &old[i], ints[1 + i], i == 0);
+            ti->identity = ti->identity && run_continues(&old[i], ints[1 + i], aints[i], at);
+            at += ints[1 + i] * old[i].size;
+        }
+        if (n > nold) {
+            ti->base = -1;
+            ti->why = SHIM_R_HETERO;
+        }
+        break;
+    }
+    default: /* indexed, subarray, darray, ...: one old type, packed */
+        merge_base(ti, &old[0], 1, 1);
+        ti->k = 0; /* unknown; only used with identity */
+        break;
+    }
+    if (ti->base >= 0 && !ti->identity)
+        ti->why = SHIM_R_NONCONTIG;
+    return MPI_SUCCESS;
+}
+
+static int decode(MPI_Datatype t, shim_type_t *ti, int depth)
+{
+    memset(ti, 0, sizeof *ti);
+    ti->base = -1;
+    ti->mbase = MPI_DATATYPE_NULL;
+    ti->why = SHIM_R_NOTYPE;
+    MPI_Count lb, tlb, text;
+    int rc = type_extent(t, ti, &lb, &tlb, &text);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int ni, na, nt, comb;
+    rc = PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (comb == MPI_COMBINER_NAMED) {
+        const predef_t *p = find_predef(t);
+        ti->k = 1;
+        ti->identity = lb == 0 && ti->extent == ti->size && tlb == 0 && text == ti->size;
+        if (p && p->ic >= 0 && ti->identity) {
+            ti->base = p->ic;
+            ti->mbase = t;
+        }
+        return MPI_SUCCESS;
+    }
+    ti->derived = 1;
+    if (depth > 16) { /* deep nesting: packed, no reduction */
+        ti->why = SHIM_R_NONCONTIG;
+        return MPI_SUCCESS;
+    }
+    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
+    if (!ints || !aints || !types) {
+        rc = MPI_ERR_NO_MEM;
+    } else {
+        rc = PMPI_Type_get_contents(t, ni, na, nt, ints, aints, types);
+        if (rc == MPI_SUCCESS) {
+            rc = decode_derived(comb, ints, aints, types, nt, ti, depth);
+            for (int i = 0; i < nt; i++) { /* get_contents made copies of derived types */
+                int a, b, c, oc;
+                if (PMPI_Type_get_envelope(types[i], &a, &b, &c, &oc) == MPI_SUCCESS &&
+                    oc != MPI_COMBINER_NAMED)
+                    PMPI_Type_free(&types[i]);
+            }
+        }
+    }
+    free(ints);
+    free(aints);
+    free(types);
+    /* Whatever the parts say, the whole must be one run from offset 0. */
+    if (ti->identity && !(lb == 0 && ti->extent == ti->size && tlb == 0 && text == ti->size))
+        ti->identity = 0;
+    if (ti->base >= 0 && !ti->identity)
+        ti->why = SHIM_R_NONCONTIG;
+    return rc;
+}
+
+int shim_type(MPI_Datatype t, shim_type_t *ti)
+{
+    if (t == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    return decode(t, ti, 0);
+}
+
+/* ---- ops -------------------------------------------------------------- */
+
+/* A user op of MPI_Op_create, and the intercom ops made for it, one per
+ * MPI datatype it was used with.  Records stay until MPI_Finalize (a
+ * freed op may still be running in a nonblocking call). */
+typedef struct user_dt {
+    MPI_Datatype dt;
+    ic_op_t *ic;
+    struct user_op *op;
+    struct user_dt *next;
+} user_dt_t;
+
+typedef struct user_op {
+    MPI_Op op;
+    MPI_User_function *fn;
+#if MPI_VERSION >= 4
+    MPI_User_function_c *fn_c;
+#endif
+    int commute, live;
+    user_dt_t *dts;
+    struct user_op *next;
+} user_op_t;
+
+static user_op_t *user_ops;
+static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void trampoline(const void *in, void *inout, size_t count, ic_datatype_t dtype, void *ctx)
+{
+    (void)dtype;
+    user_dt_t *u = ctx;
+    MPI_Datatype dt = u->dt;
+    size_t done = 0, esize = ic_datatype_size(dtype);
+    while (done < count) {
+        size_t n = count - done;
+#if MPI_VERSION >= 4
+        if (u->op->fn_c) {
+            MPI_Count len = (MPI_Count)n;
+            u->op->fn_c((char *)in + done * esize, (char *)inout + done * esize, &len, &dt);
+            done += n;
+            continue;
+        }
+#endif
+        int len = n > (size_t)INT_MAX ? INT_MAX : (int)n;
+        u->op->fn((char *)in + done * esize, (char *)inout + done * esize, &len, &dt);
+        done += (size_t)len;
+    }
+}
+
+static void record_op(MPI_Op op, void *fn, int c_form, int commute)
+{
+    user_op_t *u = calloc(1, sizeof *u);
+    if (!u)
+        return; /* unknown ops fall back */
+    u->op = op;
+#if MPI_VERSION >= 4
+    if (c_form)
+        u->fn_c = (MPI_User_function_c *)fn;
+    else
+#endif
+        u->fn = (MPI_User_function *)fn;
+    (void)c_form;
+    u->commute = commute;
+    u->live = 1;
+    pthread_mutex_lock(&ops_lock);
+    u->next = user_ops;
+    user_ops = u;
+    pthread_mutex_unlock(&ops_lock);
+}
+
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+{
+    int rc = PMPI_Op_create(fn, commute, op);
+    if (rc == MPI_SUCCESS)
+        record_op(*op, (void *)fn, 0, commute);
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Op_create_c(MPI_User_function_c *fn, int commute, MPI_Op *op)
+{
+    int rc = PMPI_Op_create_c(fn, commute, op);
+    if (rc == MPI_SUCCESS)
+        record_op(*op, (void *)fn, 1, commute);
+    return rc;
+}
+#endif
+
+int MPI_Op_free(MPI_Op *op)
+{
+    if (op) {
+        pthread_mutex_lock(&ops_lock);
+        for (user_op_t *u = user_ops; u; u = u->next)
+            if (u->live && u->op == *op)
+                u->live = 0; /* the handle may be reused by a new op */
+        pthread_mutex_unlock(&ops_lock);
+    }
+    return PMPI_Op_free(op);
+}
+
+static const ic_op_t *user_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
+{
+    const ic_op_t *res = NULL;
+    *why = SHIM_R_OPTYPE; /* not recorded: e.g. made before the drop-in was loaded */
+    pthread_mutex_lock(&ops_lock);
+    for (user_op_t *u = user_ops; u; u = u->next) {
+        if (!u->live || u->op != op)
+            continue;
+        if (!u->commute) {
+            *why = SHIM_R_NONCOMM;
+            break;
+        }
+        if (ti->derived) {
+            *why = SHIM_R_USERDERIVED;
+            break;
+        }
+        user_dt_t *d = u->dts;
+        while (d && d->dt != ti->mbase)
+            d = d->next;
+        if (!d && (d = calloc(1, sizeof *d)) != NULL) {
+            d->dt = ti->mbase;
+            d->op = u;
+            if (ic_op_create_ctx(trampoline, d, 1, &d->ic) != IC_OK) {
+                free(d);
+                d = NULL;
+            } else {
+                d->next = u->dts;
+                u->dts = d;
+            }
+        }
+        res = d ? d->ic : NULL;
+        break;
+    }
+    pthread_mutex_unlock(&ops_lock);
+    return res;
+}
+
+void shim_ops_free(void)
+{
+    pthread_mutex_lock(&ops_lock);
+    while (user_ops) {
+        user_op_t *u = user_ops;
+        user_ops = u->next;
+        while (u->dts) {
+            user_dt_t *d = u->dts;
+            u->dts = d->next;
+            ic_op_free(&d->ic);
+            free(d);
+        }
+        free(u);
+    }
+    pthread_mutex_unlock(&ops_lock);
+}
+
+static int class_of(int ic_type, MPI_Datatype mt)
+{
+    const predef_t *p = find_predef(mt);
+    (void)ic_type;
+    return p ? p->cls : 0;
+}
+
+const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
+{
+    if (op == MPI_MINLOC || op == MPI_MAXLOC) {
+        *why = SHIM_R_MINLOC;
+        return NULL;
+    }
+    if (ti->base < 0) {
+        *why = ti->why;
+        return NULL;
+    }
+    if (!ti->identity) {
+        *why = SHIM_R_NONCONTIG;
+        return NULL;
+    }
+    static const struct {
+        int kind, classes;
+    } kinds[] = {
+        {IC_OP_SUM, C_INT | C_FLOAT},  {IC_OP_PROD, C_INT | C_FLOAT}, {IC_OP_MIN, C_INT | C_FLOAT},
+        {IC_OP_MAX, C_INT | C_FLOAT},  {IC_OP_BAND, C_INT | C_BYTE},  {IC_OP_BOR, C_INT | C_BYTE},
+        {IC_OP_BXOR, C_INT | C_BYTE},  {IC_OP_LAND, C_INT | C_BOOL},  {IC_OP_LOR, C_INT | C_BOOL},
+        {IC_OP_LXOR, C_INT | C_BOOL},
+    };
+    const MPI_Op mops[] = {MPI_SUM,  MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND,
+                           MPI_BOR,  MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR};
+    for (int i = 0; i < 10; i++) {
+        if (op != mops[i])
+            continue;
+        int cls = class_of(ti->base, ti->mbase);
+        if (!(kinds[i].classes & cls) ||
+            !ic_op_kind_applies((ic_op_kind_t)kinds[i].kind, (ic_datatype_t)ti->base)) {
+            *why = SHIM_R_OPTYPE;
+            return NULL;
+        }
+        return ic_predefined_ops_[kinds[i].kind];
+    }
+    if (op == MPI_REPLACE || op == MPI_NO_OP || op == MPI_OP_NULL) {
+        *why = SHIM_R_OPTYPE;
+        return NULL;
+    }
+    return user_op(op, ti, why);
+}
