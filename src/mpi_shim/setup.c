@@ -10,10 +10,12 @@
  *
  * Another communicator gets its intercom communicator at its first served
  * call: a sub-communicator of the world over the same processes
- * (ic_comm_create_group_salted: local, no new shared segment), after one
+ * (ic_comm_create_group_salted: local, no new shared segment), after an
  * MPI_Allreduce over the communicator that agrees on a salt for its id
  * (communicators with the same processes get different ids) and on
- * whether every member is in MPI_COMM_WORLD.  It is cached on the MPI
+ * whether every member is in MPI_COMM_WORLD, and a second one that checks
+ * that no member uses that salt already (two threads making communicators
+ * at once could propose the same; they then try again).  It is cached on the MPI
  * communicator as an attribute, whose delete callback frees it
  * (MPI_Comm_free; MPI_Finalize frees what is left).  Intercommunicators
  * are remembered as such and fall back.
@@ -36,6 +38,7 @@
 
 typedef struct shim_comm {
     MPI_Comm comm;
+    long long salt;    /* agreed by its members; unique among live ones */
     ic_comm_t *ic;     /* NULL: falls back for why */
     shim_reason_t why;
     struct shim_comm *next;
@@ -46,7 +49,7 @@ static MPI_Comm self = MPI_COMM_NULL;
 static int keyval = MPI_KEYVAL_INVALID;
 static int verbose, world_rank, world_size;
 static unsigned disabled; /* bit per function (SHIM_NFUNC) */
-static long long salt;    /* communicators made so far (agreed per communicator) */
+static long long next_salt = 1; /* the next salt this process proposes */
 static shim_comm_t *comms;
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -126,6 +129,10 @@ static shim_comm_t *make(MPI_Comm comm)
     PMPI_Comm_test_inter(comm, &inter);
     if (inter) {
         sc->why = SHIM_R_INTER;
+        pthread_mutex_lock(&comms_lock);
+        sc->next = comms;
+        comms = sc;
+        pthread_mutex_unlock(&comms_lock);
         return sc;
     }
     MPI_Group g, wg;
@@ -134,7 +141,7 @@ static shim_comm_t *make(MPI_Comm comm)
     PMPI_Comm_group(MPI_COMM_WORLD, &wg);
     PMPI_Group_size(g, &n);
     int *ranks = malloc(sizeof(int) * 2 * (size_t)n);
-    long long v[2] = {salt + 1, ranks == NULL};
+    long long v[2] = {0, ranks == NULL};
     if (ranks) {
         for (int i = 0; i < n; i++)
             ranks[i] = i;
@@ -144,8 +151,35 @@ static shim_comm_t *make(MPI_Comm comm)
     }
     PMPI_Group_free(&g);
     PMPI_Group_free(&wg);
-    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, comm);
-    salt = v[0];
+    for (;;) {
+        pthread_mutex_lock(&comms_lock);
+        v[0] = next_salt++;
+        pthread_mutex_unlock(&comms_lock);
+        PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, comm);
+        int taken = 0;
+        pthread_mutex_lock(&comms_lock); /* claim v[0] here */
+        for (shim_comm_t *o = comms; o; o = o->next)
+            taken |= o->salt == v[0];
+        if (!taken) {
+            sc->salt = v[0];
+            sc->next = comms;
+            comms = sc;
+        }
+        if (next_salt <= v[0])
+            next_salt = v[0] + 1;
+        pthread_mutex_unlock(&comms_lock);
+        PMPI_Allreduce(MPI_IN_PLACE, &taken, 1, MPI_INT, MPI_MAX, comm);
+        if (!taken)
+            break;
+        pthread_mutex_lock(&comms_lock); /* somebody had it: give it back, again */
+        for (shim_comm_t **p = &comms; *p; p = &(*p)->next)
+            if (*p == sc) {
+                *p = sc->next;
+                break;
+            }
+        sc->salt = 0;
+        pthread_mutex_unlock(&comms_lock);
+    }
     if (v[1]) {
         sc->why = SHIM_R_OUTSIDE;
     } else if (ic_comm_create_group_salted(world, n, ranks + n, (uint64_t)v[0], &sc->ic) !=
@@ -178,10 +212,6 @@ ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why)
             return NULL;
         }
         PMPI_Comm_set_attr(comm, keyval, sc);
-        pthread_mutex_lock(&comms_lock);
-        sc->next = comms;
-        comms = sc;
-        pthread_mutex_unlock(&comms_lock);
     }
     *why = sc->why;
     return sc->ic;

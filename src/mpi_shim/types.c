@@ -371,8 +371,13 @@ static const ic_op_t *user_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *w
             *why = SHIM_R_NONCOMM;
             break;
         }
-        if (ti->derived) {
-            *why = SHIM_R_USERDERIVED;
+        if (ti->derived || ti->base < 0) {
+            /* intercom may split a vector anywhere: the user's function
+             * sees whole elements only of a predefined type */
+            *why = !ti->derived ? ti->why
+                   : !ti->identity ? SHIM_R_NONCONTIG
+                   : ti->base < 0 ? SHIM_R_HETERO
+                                  : SHIM_R_USERDERIVED;
             break;
         }
         user_dt_t *d = u->dts;
@@ -426,12 +431,8 @@ const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
         *why = SHIM_R_MINLOC;
         return NULL;
     }
-    if (ti->base < 0) {
-        *why = ti->why;
-        return NULL;
-    }
-    if (!ti->identity) {
-        *why = SHIM_R_NONCONTIG;
+    if (op == MPI_REPLACE || op == MPI_NO_OP || op == MPI_OP_NULL) {
+        *why = SHIM_R_OPTYPE;
         return NULL;
     }
     static const struct {
@@ -447,6 +448,12 @@ const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
     for (int i = 0; i < 10; i++) {
         if (op != mops[i])
             continue;
+        /* MPI defines the predefined ops on predefined datatypes only (both
+         * MPIs reject a derived one): MPI reports it. */
+        if (ti->derived || ti->base < 0) {
+            *why = ti->derived ? SHIM_R_OPTYPE : ti->why;
+            return NULL;
+        }
         int cls = class_of(ti->base, ti->mbase);
         if (!(kinds[i].classes & cls) ||
             !ic_op_kind_applies((ic_op_kind_t)kinds[i].kind, (ic_datatype_t)ti->base)) {
@@ -454,10 +461,6 @@ const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
             return NULL;
         }
         return ic_predefined_ops_[kinds[i].kind];
-    }
-    if (op == MPI_REPLACE || op == MPI_NO_OP || op == MPI_OP_NULL) {
-        *why = SHIM_R_OPTYPE;
-        return NULL;
     }
     return user_op(op, ti, why);
 }
