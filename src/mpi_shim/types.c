@@ -33,6 +33,7 @@ typedef struct predef {
     MPI_Datatype t;
     int ic;  /* intercom datatype, -1: none */
     int cls; /* C_* */
+    shim_type_t ti; /* its description, made once */
 } predef_t;
 
 #define NPREDEF 40
@@ -55,8 +56,10 @@ static void add(MPI_Datatype t, int ic, int cls)
 {
     if (t == MPI_DATATYPE_NULL || npredef == NPREDEF)
         return;
-    predef[npredef++] = (predef_t){t, ic, cls};
+    predef[npredef++] = (predef_t){.t = t, .ic = ic, .cls = cls};
 }
+
+static int decode(MPI_Datatype t, shim_type_t *ti, int depth);
 
 #define ADD_INT(T, ctype, sgn) add(T, int_type(sizeof(ctype), sgn), C_INT)
 
@@ -90,11 +93,13 @@ static void predef_init(void)
     add(MPI_CHAR, -1, C_DATA);
     add(MPI_WCHAR, -1, C_DATA);
     add(MPI_PACKED, -1, C_DATA);
+    for (int i = 0; i < npredef; i++)
+        decode(predef[i].t, &predef[i].ti, 1); /* depth 1: not from the table */
 }
 
+/* (shim_type has made the table.) */
 static const predef_t *find_predef(MPI_Datatype t)
 {
-    pthread_once(&predef_once, predef_init);
     for (int i = 0; i < npredef; i++)
         if (predef[i].t == t)
             return &predef[i];
@@ -134,8 +139,6 @@ static void merge_base(shim_type_t *ti, const shim_type_t *old, MPI_Count n, int
     }
     ti->k += n * old->k;
 }
-
-static int decode(MPI_Datatype t, shim_type_t *ti, int depth);
 
 /* The derived part of decode: combiner comb with its contents. */
 static int decode_derived(int comb, const int *ints, const MPI_Aint *aints,
@@ -198,6 +201,13 @@ static int decode_derived(int comb, const int *ints, const MPI_Aint *aints,
 
 static int decode(MPI_Datatype t, shim_type_t *ti, int depth)
 {
+    if (depth == 0 && npredef > 0) { /* a predefined type we know: described already */
+        for (int i = 0; i < npredef; i++)
+            if (predef[i].t == t) {
+                *ti = predef[i].ti;
+                return MPI_SUCCESS;
+            }
+    }
     memset(ti, 0, sizeof *ti);
     ti->base = -1;
     ti->mbase = MPI_DATATYPE_NULL;
@@ -257,6 +267,7 @@ int shim_type(MPI_Datatype t, shim_type_t *ti)
 {
     if (t == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
+    pthread_once(&predef_once, predef_init);
     return decode(t, ti, 0);
 }
 
