@@ -8,8 +8,8 @@
  * made, every call falls back ("intercom not started") and rank 0 says
  * why on stderr.
  *
- * Another communicator gets its intercom communicator at its first served
- * call: a sub-communicator of the world over the same processes
+ * Another communicator gets its intercom communicator when MPI makes it
+ * (comm_wrappers.c) or at its first served call: a sub-communicator of the world over the same processes
  * (ic_comm_create_group_salted: local, no new shared segment), after an
  * MPI_Allreduce over the communicator that agrees on a salt for its id
  * (communicators with the same processes get different ids) and on

@@ -7,6 +7,7 @@
  *   wrappers.c   the MPI_ entry points (generated per collective and form)
  *   setup.c      MPI_Init/Init_thread/Finalize, environment, the intercom
  *                communicator of each MPI communicator (an attribute)
+ *   comm_wrappers.c  MPI_Comm_dup/split/create/...: that side made at once
  *   types.c      MPI datatypes and ops -> intercom's, user-op trampolines
  *   prepare.c    one MPI call -> one intercom call (bytes, counts, packing)
  *   run.c        blocking, nonblocking and persistent execution
