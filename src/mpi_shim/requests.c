@@ -269,7 +269,7 @@ static void shim_idle(void)
 {
     int flag;
     shim_progress();
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shim_self(), &flag, MPI_STATUS_IGNORE);
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shim_poke_comm(), &flag, MPI_STATUS_IGNORE);
 }
 
 int shim_requests_using(const ic_comm_t *ic, int *persistent_ones)

@@ -45,7 +45,7 @@ typedef struct shim_comm {
 } shim_comm_t;
 
 static ic_comm_t *world;
-static MPI_Comm self = MPI_COMM_NULL;
+static MPI_Comm self = MPI_COMM_NULL, poke = MPI_COMM_NULL;
 static int keyval = MPI_KEYVAL_INVALID;
 static int verbose, world_rank, world_size;
 static unsigned disabled; /* bit per function (SHIM_NFUNC) */
@@ -56,6 +56,11 @@ static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 MPI_Comm shim_self(void)
 {
     return self;
+}
+
+MPI_Comm shim_poke_comm(void)
+{
+    return poke;
 }
 
 int shim_disabled(int coll)
@@ -104,6 +109,7 @@ void shim_after_init(void)
     verbose = v && *v && strcmp(v, "0") != 0;
     read_disable();
     PMPI_Comm_dup(MPI_COMM_SELF, &self);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &poke);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &keyval, NULL);
     shim_errors_init();
     shim_requests_init();
@@ -264,6 +270,8 @@ void shim_before_finalize(void)
     shim_ops_free();
     if (self != MPI_COMM_NULL)
         PMPI_Comm_free(&self);
+    if (poke != MPI_COMM_NULL)
+        PMPI_Comm_free(&poke);
     if (keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_free_keyval(&keyval);
 }

@@ -98,6 +98,9 @@ ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why);
 /* The MPI communicator on which served requests complete (a duplicate of
  * MPI_COMM_SELF). */
 MPI_Comm shim_self(void);
+/* A private duplicate of MPI_COMM_WORLD, probed to give MPI's progress
+ * engine a turn (an MPI_COMM_SELF probe does not, in MPICH). */
+MPI_Comm shim_poke_comm(void);
 
 /* ---- types.c ---------------------------------------------------------- */
 
