@@ -3,7 +3,8 @@
 # project would:
 #   1. the installed files are there (header, libintercom.so.0 with its
 #      soname, libintercom.a, the four tools, intercom.pc, the CMake package);
-#   2. the shared library exports only ic_ symbols;
+#   2. the shared library exports only ic_ symbols (the MPI drop-ins,
+#      lib/intercom/<mpi>/libintercom_mpi.so, only MPI_ ones);
 #   3. consumer.c builds with pkg-config and a plain cc line, and runs on 3
 #      processes under the installed intercom-run;
 #   4. the same program builds with find_package(intercom CONFIG) in a tiny
@@ -43,6 +44,19 @@ others=$(grep -v '^ic_' "$tmp/symbols" || true)
 [ -z "$others" ] || fail "exported symbols without the ic_ prefix: $(echo $others)"
 [ "$nsym" -gt 40 ] || fail "only $nsym exported symbols"
 ok "$nsym exported symbols, every one starts with ic_"
+
+# The MPI drop-ins (one per MPI built): only MPI_ functions exported.
+for d in "$libdir"/intercom/*/; do
+    [ -d "$d" ] || continue
+    lib="$d/libintercom_mpi.so"
+    [ -e "$lib" ] || fail "not installed: ${lib#"$prefix"/}"
+    nm -D --defined-only "$lib" | awk '{print $NF}' >"$tmp/dsymbols"
+    others=$(grep -v '^MPI_' "$tmp/dsymbols" || true)
+    [ -z "$others" ] || fail "$(basename "$d") drop-in exports more than MPI_: $(echo $others | head -c 300)"
+    n=$(wc -l <"$tmp/dsymbols")
+    [ "$n" -gt 60 ] || fail "$(basename "$d") drop-in exports only $n symbols"
+    ok "drop-in $(basename "$d"): $n exported symbols, every one an MPI_ function"
+done
 
 run3() { # run3 PROGRAM LABEL: the program on 3 processes, its summary line checked
     local out
