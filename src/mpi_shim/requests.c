@@ -344,9 +344,8 @@ int MPI_Wait(MPI_Request *r, MPI_Status *st)
     if (!busy())
         return PMPI_Wait(r, st);
     MPI_Request h = *r;
-    int rc = shim_block(r, st);
-    int code = rc == MPI_SUCCESS ? outcome(h, st) : rc;
-    return code;
+    int rc = atomic_load(&shim_inflight) > 0 ? shim_block(r, st) : PMPI_Wait(r, st);
+    return rc == MPI_SUCCESS ? outcome(h, st) : rc;
 }
 
 int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
@@ -387,15 +386,17 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     if (!busy() || n <= 0)
         return PMPI_Waitall(n, reqs, sts);
     HANDLES(n, reqs);
-    int flag = 0, rc;
+    int flag = 0, rc = MPI_SUCCESS;
     unsigned spins = 0;
-    for (;;) {
+    while (atomic_load(&shim_inflight) > 0) { /* else MPI's own wait below */
         shim_progress();
         rc = PMPI_Testall(n, reqs, &flag, sts);
         if (rc != MPI_SUCCESS || flag)
             break;
         pause_a_bit(&spins);
     }
+    if (rc == MPI_SUCCESS && !flag)
+        rc = PMPI_Waitall(n, reqs, sts);
     if (rc == MPI_SUCCESS)
         rc = outcomes(n, h_, NULL, n, sts);
     HANDLES_END();
@@ -425,15 +426,17 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     if (!busy() || n <= 0)
         return PMPI_Waitany(n, reqs, idx, st);
     HANDLES(n, reqs);
-    int flag = 0, rc;
+    int flag = 0, rc = MPI_SUCCESS;
     unsigned spins = 0;
-    for (;;) {
+    while (atomic_load(&shim_inflight) > 0) {
         shim_progress();
         rc = PMPI_Testany(n, reqs, idx, &flag, st);
         if (rc != MPI_SUCCESS || flag)
             break;
         pause_a_bit(&spins);
     }
+    if (rc == MPI_SUCCESS && !flag)
+        rc = PMPI_Waitany(n, reqs, idx, st);
     if (rc == MPI_SUCCESS)
         rc = any_outcome(h_, *idx, st);
     HANDLES_END();
@@ -458,15 +461,18 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *nout, int idx[], MPI_Status sts
     if (!busy() || n <= 0)
         return PMPI_Waitsome(n, reqs, nout, idx, sts);
     HANDLES(n, reqs);
-    int rc;
+    int rc = MPI_SUCCESS;
     unsigned spins = 0;
-    for (;;) {
+    *nout = 0;
+    while (atomic_load(&shim_inflight) > 0) {
         shim_progress();
         rc = PMPI_Testsome(n, reqs, nout, idx, sts);
         if (rc != MPI_SUCCESS || *nout != 0)
             break;
         pause_a_bit(&spins);
     }
+    if (rc == MPI_SUCCESS && *nout == 0)
+        rc = PMPI_Waitsome(n, reqs, nout, idx, sts);
     if (rc == MPI_SUCCESS && *nout != MPI_UNDEFINED)
         rc = outcomes(n, h_, idx, *nout, sts);
     HANDLES_END();
