@@ -158,7 +158,7 @@ bool ic_op_applies(const ic_op_t *op, ic_datatype_t dtype)
     if (op == NULL || !ic_dtype_valid(dtype))
         return false;
     if (op->kind == IC_OP_USER)
-        return op->fn != NULL; /* A user function accepts every datatype. */
+        return op->fn != NULL || op->ctx_fn != NULL; /* accepts every datatype */
     return ic_op_kind_applies(op->kind, dtype);
 }
 

@@ -10,7 +10,9 @@
  * Errors: an intercom status maps to an MPI error class; the code
  * returned is one the drop-in added to that class (MPI_Add_error_code)
  * whose string is intercom's message, naming the argument or the peer, so
- * that MPI_Error_string and MPI's default handler show it.  It is raised
+ * that MPI_Error_string and MPI's default handler show it (Open MPI; MPICH
+ * 4.0 keeps its class's text, so with a fatal handler the message also
+ * goes to stderr first).  It is raised
  * through the communicator's error handler (MPI_Comm_call_errhandler).
  */
 #include "mpi_shim/shim.h"
@@ -161,6 +163,18 @@ int shim_error(MPI_Comm comm, ic_status_t st)
     int code = codes[i];
     PMPI_Add_error_string(code, msg);
     pthread_mutex_unlock(&err_lock);
+    /* A fatal handler stops the job with MPI's text for the code; MPICH's
+     * ignores the string added to a predefined class, so say it first. */
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(comm, &eh) == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL) {
+        int fatal = eh == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+        fatal |= eh == MPI_ERRORS_ABORT;
+#endif
+        if (fatal)
+            fprintf(stderr, "%s\n", msg);
+        PMPI_Errhandler_free(&eh);
+    }
     PMPI_Comm_call_errhandler(comm, code);
     return code;
 }

@@ -42,6 +42,9 @@ typedef struct shim_req {
     MPI_Request mpi; /* the caller's handle */
     int tag, stage, persistent, reserved;
     int orphan;      /* persistent, freed by the caller while active */
+    int pmpi;        /* a persistent fall-back: each start runs MPI's own
+                      * nonblocking form (fallback.c) in preq */
+    MPI_Request preq;
     uint64_t seq;    /* the main call's reserved sequence number */
     ic_request_t *ic, *cnt;
     int fail;        /* MPI error code of the last run, or MPI_SUCCESS */
@@ -88,13 +91,11 @@ static int same_handle(MPI_Request a, MPI_Request b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* Ends r's run with status st: unpacks, completes the caller's request.
+/* Ends r's run with MPI code `code`: completes the caller's request.
  * lock held. */
-static void finish(shim_req_t *r, ic_status_t st)
+static void complete(shim_req_t *r, int code)
 {
-    if (st == IC_OK && shim_unpack_out(&r->x) != MPI_SUCCESS)
-        st = IC_ERR_DTYPE;
-    r->fail = st == IC_OK ? MPI_SUCCESS : shim_error(r->x.call.comm, st);
+    r->fail = code;
     for (shim_req_t **p = &active; *p; p = &(*p)->next)
         if (*p == r) {
             *p = r->next;
@@ -116,10 +117,19 @@ static void finish(shim_req_t *r, ic_status_t st)
     PMPI_Request_free(&s);
     if (!r->persistent || r->orphan) {
         tag_put(r->tag);
-        ic_request_free(&r->ic);
+        if (r->ic)
+            ic_request_free(&r->ic);
         shim_exec_free(&r->x);
         free(r);
     }
+}
+
+/* Ends r's intercom run with status st: unpacks, completes.  lock held. */
+static void finish(shim_req_t *r, ic_status_t st)
+{
+    if (st == IC_OK && shim_unpack_out(&r->x) != MPI_SUCCESS)
+        st = IC_ERR_DTYPE;
+    complete(r, st == IC_OK ? MPI_SUCCESS : shim_error(r->x.call.comm, st));
 }
 
 /* Starts the intercom call itself (after the counts, if any).  lock held. */
@@ -155,6 +165,15 @@ static void begin(shim_req_t *r)
     active = r;
     atomic_fetch_add(&shim_inflight, 1);
     r->reserved = 0;
+#if MPI_VERSION >= 4
+    if (r->pmpi) {
+        r->stage = S_RUN;
+        int rc = shim_pmpi_start(&r->x.call, &r->preq);
+        if (rc != MPI_SUCCESS)
+            complete(r, rc);
+        return;
+    }
+#endif
     if (r->x.root_counts && r->x.p > 1 && !(r->persistent && r->ic)) {
         ic_status_t st = ic_ibcast(r->x.counts, (size_t)r->x.p, IC_UINT64, r->x.root, r->x.ic,
                                    &r->cnt);
@@ -184,6 +203,10 @@ void shim_progress(void)
                 finish(r, st);
             else if (flag)
                 begin_main(r);
+        } else if (r->stage == S_RUN && r->pmpi) {
+            int rc = PMPI_Test(&r->preq, &flag, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS || flag)
+                complete(r, rc);
         } else if (r->stage == S_RUN) {
             ic_status_t st = ic_test(&r->ic, &flag);
             if (st != IC_OK || flag)
@@ -236,6 +259,34 @@ int shim_request_start(shim_exec_t *x, MPI_Request *req)
     pthread_mutex_unlock(&lock);
     return rc;
 }
+
+#if MPI_VERSION >= 4
+int shim_persistent_fallback(const shim_call_t *c, MPI_Request *req)
+{
+    shim_req_t *r = calloc(1, sizeof *r);
+    pthread_mutex_lock(&lock);
+    int tag = r ? tag_get() : -1;
+    pthread_mutex_unlock(&lock);
+    if (!r || tag < 0) {
+        free(r);
+        return MPI_ERR_NO_MEM;
+    }
+    r->x.call = *c;
+    r->tag = tag;
+    r->persistent = r->pmpi = 1;
+    int rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, tag, shim_self(), &r->mpi);
+    if (rc != MPI_SUCCESS) {
+        free(r);
+        return rc;
+    }
+    *req = r->mpi;
+    pthread_mutex_lock(&lock);
+    r->pnext = persistents;
+    persistents = r;
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+#endif
 
 /* ---- waiting ---------------------------------------------------------- */
 
@@ -565,7 +616,8 @@ void shim_requests_free(void)
     while (persistents) {
         shim_req_t *r = persistents;
         persistents = r->pnext;
-        ic_request_free(&r->ic);
+        if (r->ic)
+            ic_request_free(&r->ic);
         shim_exec_free(&r->x);
         free(r);
     }

@@ -12,6 +12,7 @@
  *   prepare.c    one MPI call -> one intercom call (bytes, counts, packing)
  *   run.c        blocking, nonblocking and persistent execution
  *   requests.c   MPI_Wait/Test/Start/... for served requests, progress
+ *   fallback.c   persistent collectives that fall back (MPI 4)
  *   report.c     the IC_MPI_VERBOSE table and the error mapping
  *
  * Ranks agree: whether a call is served depends only on what MPI requires
@@ -146,6 +147,14 @@ void shim_progress(void);
 int shim_requests_using(const ic_comm_t *ic, int *persistent_ones);
 void shim_requests_init(void); /* after MPI_Init */
 void shim_requests_free(void); /* MPI_Finalize */
+
+/* ---- fallback.c (MPI 4) ---------------------------------------------- */
+
+/* MPI's own nonblocking form of call c into *r. */
+int shim_pmpi_start(const shim_call_t *c, MPI_Request *r);
+/* A persistent collective that falls back, as a drop-in request whose
+ * starts run shim_pmpi_start (requests.c). */
+int shim_persistent_fallback(const shim_call_t *c, MPI_Request *req);
 
 /* ---- report.c --------------------------------------------------------- */
 

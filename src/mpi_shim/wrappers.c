@@ -6,7 +6,8 @@
  * large counts (_c: MPI_Count counts, MPI_Aint displacements).  Each
  * wrapper fills a shim_call_t and asks shim_collective (run.c) to serve
  * it; otherwise it calls the PMPI_ function with its own arguments, so
- * that a fall-back has MPI's semantics exactly.  A blocking fall-back
+ * that a fall-back has MPI's semantics exactly (a persistent one runs
+ * MPI's nonblocking form at each start: fallback.c).  A blocking fall-back
  * while served requests are in flight runs as MPI's nonblocking form
  * waited for by shim_block, which keeps those requests moving.
  */
@@ -51,9 +52,10 @@
         shim_call_t c = {.coll = COLL, .form = SHIM_PERSISTENT, .wide = WIDE};                 \
         FILL;                                                                                  \
         int rc;                                                                                \
+        (void)info;                                                                            \
         if (shim_collective(&c, req, &rc))                                                     \
             return rc;                                                                         \
-        return PMPI_##Cap##_init##SFX(UNPAREN A, info, req);                                   \
+        return shim_persistent_fallback(&c, req);                                              \
     }
 #else
 #define WRAP_P(Cap, low, SFX, COLL, WIDE, P, A, FILL)
