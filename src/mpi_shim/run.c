@@ -125,6 +125,7 @@ int shim_collective(const shim_call_t *c, MPI_Request *req, int *rc)
     if (shim_disabled(c->coll))
         goto fall_back;
     if (is_reduction(c->coll)) {
+        why = SHIM_R_NOTYPE; /* an invalid datatype: MPI reports it */
         if (c->stype == MPI_DATATYPE_NULL || shim_type(c->stype, &t) != MPI_SUCCESS ||
             !(op = shim_op(c->op, &t, &why)))
             goto fall_back; /* MPI reports an invalid type or op itself */
