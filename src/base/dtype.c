@@ -20,18 +20,20 @@ ic_status_t ic_set_error(ic_status_t st, const char *fmt, ...)
 /* The predefined operations.  Their addresses, published through
  * ic_predefined_ops_, are the IC_SUM, ... handles; they are never freed, and
  * every one of them is commutative. */
+#define PREDEFINED(k, n) {.kind = (k), .commutative = true, .id = (n)}
 static ic_op_t predefined_ops[IC_OP_KIND_COUNT] = {
-    [IC_OP_SUM] = {IC_OP_SUM, NULL, true, 1},
-    [IC_OP_PROD] = {IC_OP_PROD, NULL, true, 2},
-    [IC_OP_MIN] = {IC_OP_MIN, NULL, true, 3},
-    [IC_OP_MAX] = {IC_OP_MAX, NULL, true, 4},
-    [IC_OP_BAND] = {IC_OP_BAND, NULL, true, 5},
-    [IC_OP_BOR] = {IC_OP_BOR, NULL, true, 6},
-    [IC_OP_BXOR] = {IC_OP_BXOR, NULL, true, 7},
-    [IC_OP_LAND] = {IC_OP_LAND, NULL, true, 8},
-    [IC_OP_LOR] = {IC_OP_LOR, NULL, true, 9},
-    [IC_OP_LXOR] = {IC_OP_LXOR, NULL, true, 10},
+    [IC_OP_SUM] = PREDEFINED(IC_OP_SUM, 1),
+    [IC_OP_PROD] = PREDEFINED(IC_OP_PROD, 2),
+    [IC_OP_MIN] = PREDEFINED(IC_OP_MIN, 3),
+    [IC_OP_MAX] = PREDEFINED(IC_OP_MAX, 4),
+    [IC_OP_BAND] = PREDEFINED(IC_OP_BAND, 5),
+    [IC_OP_BOR] = PREDEFINED(IC_OP_BOR, 6),
+    [IC_OP_BXOR] = PREDEFINED(IC_OP_BXOR, 7),
+    [IC_OP_LAND] = PREDEFINED(IC_OP_LAND, 8),
+    [IC_OP_LOR] = PREDEFINED(IC_OP_LOR, 9),
+    [IC_OP_LXOR] = PREDEFINED(IC_OP_LXOR, 10),
 };
+#undef PREDEFINED
 
 ic_op_t *const ic_predefined_ops_[IC_OP_KIND_COUNT] = {
     &predefined_ops[IC_OP_SUM],  &predefined_ops[IC_OP_PROD],

@@ -109,7 +109,7 @@ static const predef_t *find_predef(MPI_Datatype t)
 static int type_extent(MPI_Datatype t, shim_type_t *ti, MPI_Count *lb, MPI_Count *tlb,
                        MPI_Count *text)
 {
-    MPI_Count ext;
+    MPI_Count ext = 0;
     int rc = PMPI_Type_size_x(t, &ti->size);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_get_extent_x(t, lb, &ext);
