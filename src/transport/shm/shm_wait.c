@@ -16,8 +16,13 @@
  *
  * ops->wait runs three phases: about 2 us of polling the doorbell (a
  * message from a running peer arrives within that time without a system
- * call), then a few sched_yield()s (lets another rank run on an
- * oversubscribed core; 16 ranks on 2 cores depend on it), then FUTEX_WAIT
+ * call), then sched_yield()s with a look at the doorbell after each (lets
+ * another rank run on an oversubscribed core; 16 ranks on 2 cores depend
+ * on it): a few when the host's ranks outnumber the machine's cores, for
+ * up to 0.2 ms when each rank can have a core (a yield then returns at
+ * once, so this is polling that still gives the core to anything else
+ * that wants it; a peer a few microseconds late is met without a futex
+ * sleep and its wake-up of tens of microseconds), then FUTEX_WAIT
  * with a timeout of at most SLEEP_MS, after which the flags and the
  * peers' pids are checked again.  So a failure is seen within about
  * SLEEP_MS + CHECK_MS even if nobody rings.
@@ -57,6 +62,7 @@
 #include <unistd.h>
 
 #define SPIN_NS 2000u
+#define YIELD_NS_ALONE 200000u /* a core each: yield-poll up to 0.2 ms */
 #define YIELDS 4
 #define SLEEP_MS 5u
 #define CHECK_MS 10u
@@ -260,11 +266,16 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
             break;
         cpu_relax();
     }
-    /* Phase 2: let other ranks on this core run. */
-    for (int i = 0; i < YIELDS; i++) {
+    /* Phase 2: let other ranks on this core run; with a core per rank,
+     * go on polling between yields for up to t->yield_ns (a yield returns
+     * at once when nothing else wants the core). */
+    for (int i = 0;; i++) {
         sched_yield();
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
             goto out;
+        uint64_t budget = t->yield_ns < limit ? t->yield_ns : limit;
+        if (i + 1 >= YIELDS && ic_shm_now_ns() - start >= budget)
+            break;
     }
     /* Phase 3: sleep, waking up now and then to check on the peers. */
     for (;;) {
@@ -284,6 +295,14 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
 out:
     ic_tx_guard_take(tt);
     return st;
+}
+
+uint64_t ic_shm_yield_ns(int nranks)
+{
+    /* The machine's cores, not this process's affinity: a launcher that
+     * binds each rank to its own core leaves one in the mask. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return nranks <= ncpu ? YIELD_NS_ALONE : 0;
 }
 
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
