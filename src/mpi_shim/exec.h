@@ -37,7 +37,6 @@ typedef struct shim_exec {
     /* Packing: tmp holds the packed send side at 0 and the receive side
      * at tmp_rpos; in[] are packed before the call, out[] unpacked after. */
     char *tmp;
-    size_t tmp_len;
     shim_blk_t *in, *out;
     int nin, nout;
     size_t *arr; /* owns the arrays above (one allocation) */

@@ -64,7 +64,6 @@ static void add_out(shim_exec_t *x, void *user, MPI_Count n, MPI_Datatype t, siz
 
 static ic_status_t alloc_tmp(shim_exec_t *x, size_t bytes)
 {
-    x->tmp_len = bytes;
     x->tmp = malloc(bytes ? bytes : 1);
     if (!x->tmp)
         return ic_set_error(IC_ERR_NO_MEM, "MPI %s: out of memory for %zu bytes of packing",

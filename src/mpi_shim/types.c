@@ -429,10 +429,9 @@ void shim_ops_free(void)
     pthread_mutex_unlock(&ops_lock);
 }
 
-static int class_of(int ic_type, MPI_Datatype mt)
+static int class_of(MPI_Datatype mt)
 {
     const predef_t *p = find_predef(mt);
-    (void)ic_type;
     return p ? p->cls : 0;
 }
 
@@ -465,7 +464,7 @@ const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
             *why = ti->derived ? SHIM_R_OPTYPE : ti->why;
             return NULL;
         }
-        int cls = class_of(ti->base, ti->mbase);
+        int cls = class_of(ti->mbase);
         if (!(kinds[i].classes & cls) ||
             !ic_op_kind_applies((ic_op_kind_t)kinds[i].kind, (ic_datatype_t)ti->base)) {
             *why = SHIM_R_OPTYPE;
