@@ -310,6 +310,21 @@ IC_API ic_status_t ic_comm_set_algorithm(ic_comm_t *comm, ic_coll_t coll,
  * rank need notice, and the communicator fails (docs/reliability.md). */
 IC_API ic_status_t ic_comm_set_check(ic_comm_t *comm, int on);
 
+/* Reproducible reductions (docs/reproducibility.md).  With on = 1,
+ * reduce, allreduce, reduce_scatter(_block), scan and exscan on comm combine
+ * every element in one canonical order over the ranks -- for reduce,
+ * allreduce and reduce-scatter the balanced binary tree over ranks
+ * 0..size-1 (split [lo, hi] at lo + (hi - lo) / 2, the left part the
+ * left operand), for scan and exscan the dissemination order -- whatever
+ * the length, the algorithm (only entries that keep this order are
+ * selected; forcing another one fails with IC_ERR_NOT_APPLICABLE), the
+ * mesh and the transport: for a given size the same inputs give the same
+ * bits.  Default: IC_REPRODUCIBLE (0 when unset); derived communicators
+ * inherit it.  Local: every rank of comm must set the same value before
+ * its next collective (IC_CHECK compares it). */
+IC_API ic_status_t ic_comm_set_reproducible(ic_comm_t *comm, int on);
+IC_API ic_status_t ic_comm_get_reproducible(const ic_comm_t *comm, int *on);
+
 /* The cost model the selector prices algorithms with (the model of
  * [Watts94] and [vdG-CCTP], docs/references.md): a message of n bytes
  * costs alpha + n*beta, combining n bytes n*gamma,

@@ -63,6 +63,16 @@ void ic_blk_ring_allgather(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
 void ic_blk_ring_reduce_scatter(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
                                 ic_layout_t in, ic_loc_t out);
 
+/* tree_reduce_scatter.c — as ring_reduce_scatter, by a direct exchange,
+ * each block combined by its owner in the canonical rank tree (the order
+ * of ic_blk_mst_reduce); any operation. */
+void ic_blk_tree_reduce_scatter(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
+                                ic_layout_t in, ic_loc_t out);
+
+/* Either reduce-scatter block, for compositions that take one. */
+typedef void (*ic_rs_block_fn)(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
+                               ic_layout_t in, ic_loc_t out);
+
 /* pairwise_alltoall.c — block j of member i's send layout reaches block i
  * of member j's receive layout. */
 void ic_blk_pairwise_alltoall(ic_plan_t *pl, const ic_view_t *v, ic_layout_t send,

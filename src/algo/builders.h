@@ -19,9 +19,11 @@ ic_status_t ic_build_bcast_scatter_allgather(ic_plan_t *pl, const ic_coll_args_t
 /* coll_reduce.c */
 ic_status_t ic_build_reduce_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_direct_gather(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_allreduce.c */
 ic_status_t ic_build_allreduce_reduce_bcast(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_allreduce_direct_ag(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_scatter.c (scatter and scatterv) */
 ic_status_t ic_build_scatter_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_scatterv_mst(ic_plan_t *pl, const ic_coll_args_t *a);
@@ -35,6 +37,7 @@ ic_status_t ic_build_allgather_ring(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_allgather_gather_bcast(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_reduce_scatter.c (block and per-rank counts) */
 ic_status_t ic_build_reduce_scatter_ring(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_scatter_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_scatter_reduce_scatter(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_misc.c */
 ic_status_t ic_build_alltoall_pairwise(ic_plan_t *pl, const ic_coll_args_t *a);

@@ -1,12 +1,15 @@
 /*
  * coll_allreduce.c — reduce-to-all: MST reduce + MST broadcast (short
- * vectors, any operation) and ring reduce-scatter + ring allgather (long
- * vectors, commutative operations).  [vdG-CCTP] "Allreduce", [Watts94]
+ * vectors, any operation), ring reduce-scatter + ring allgather (long
+ * vectors, commutative operations) and the direct reduce-scatter with each
+ * piece combined in the rank tree + ring allgather (long vectors, any
+ * operation, canonical order: tree_reduce_scatter.c).  [vdG-CCTP] "Allreduce", [Watts94]
  * section 12.
  *
  * reduce_bcast cost: 2*ceil(log2 p)*alpha + ceil(log2 p)*n*(2*beta+gamma)
  *   (p = 2^d).
- * rs_ag cost for p | n: 2*(p-1)*alpha + (p-1)/p*n*(2*beta + gamma).
+ * rs_ag cost for p | n: 2*(p-1)*alpha + (p-1)/p*n*(2*beta + gamma);
+ * direct_ag: the same.
  */
 #include "algo/builders.h"
 
@@ -20,7 +23,9 @@ ic_status_t ic_build_allreduce_reduce_bcast(ic_plan_t *pl, const ic_coll_args_t 
     return pl->error;
 }
 
-ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a)
+/* A reduce-scatter block on even pieces of the vector, then the ring
+ * allgather of the pieces. */
+static ic_status_t rs_then_ag(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_block_fn rs)
 {
     int p = pl->size, me = pl->rank;
     size_t es = ic_args_esize(a);
@@ -35,7 +40,17 @@ ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a)
     ic_view_t v = ic_view_whole(p, me);
     ic_layout_t in = {ic_args_allreduce_input(a), off};
     ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
-    ic_blk_ring_reduce_scatter(pl, &v, len, in, ic_layout_at(&out, me));
+    rs(pl, &v, len, in, ic_layout_at(&out, me));
     ic_blk_ring_allgather(pl, &v, len, out, ic_layout_at(&out, me));
     return pl->error;
+}
+
+ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return rs_then_ag(pl, a, ic_blk_ring_reduce_scatter);
+}
+
+ic_status_t ic_build_allreduce_direct_ag(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return rs_then_ag(pl, a, ic_blk_tree_reduce_scatter);
 }

@@ -40,6 +40,10 @@ typedef struct ic_coll_args {
      * 0..nhosts-1 of each communicator rank; NULL (nhosts 1): one host. */
     const int *host_of;
     int nhosts;
+    /* IC_REPRODUCIBLE / ic_comm_set_reproducible: reductions combine every
+     * element in the canonical order (docs/reproducibility.md), so only
+     * entries flagged IC_ALGO_CANONICAL apply. */
+    bool reproducible;
 } ic_coll_args_t;
 
 #endif

@@ -1,10 +1,13 @@
 /*
- * coll_reduce.c — reduce-to-one: MST (short vectors, any operation) and
+ * coll_reduce.c — reduce-to-one: MST (short vectors, any operation),
  * ring reduce-scatter + MST gather (long vectors, commutative operations;
- * [vdG-CCTP] "Reduce (long vector)").
+ * [vdG-CCTP] "Reduce (long vector)") and the same with the direct
+ * reduce-scatter whose pieces are combined in the rank tree (any
+ * operation, canonical order: tree_reduce_scatter.c).
  *
  * rs_gather cost for p = 2^d, p | n:
- *   (p-1)*alpha + (p-1)/p*n*(beta+gamma) + d*alpha + (p-1)/p*n*beta.
+ *   (p-1)*alpha + (p-1)/p*n*(beta+gamma) + d*alpha + (p-1)/p*n*beta;
+ * direct_gather: the same.
  */
 #include "algo/builders.h"
 
@@ -23,7 +26,9 @@ ic_status_t ic_build_reduce_mst(ic_plan_t *pl, const ic_coll_args_t *a)
     return pl->error;
 }
 
-ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a)
+/* A reduce-scatter block on even pieces of the vector, then the MST gather
+ * of the pieces to the root. */
+static ic_status_t rs_then_gather(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_block_fn rs)
 {
     int p = pl->size, me = pl->rank;
     size_t es = ic_args_esize(a);
@@ -40,8 +45,18 @@ ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a)
     ic_layout_t result = {ic_loc(IC_BUF_RECV, 0), off};
     ic_loc_t mine = me == a->root ? ic_layout_at(&result, me)
                                   : ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, len[me]));
-    ic_blk_ring_reduce_scatter(pl, &v, len, in, mine);
+    rs(pl, &v, len, in, mine);
     ic_layout_t stage = {ic_loc(IC_BUF_SCRATCH, 0), NULL};
     ic_blk_mst_gather(pl, &v, a->root, NULL, len, mine, stage, result);
     return pl->error;
+}
+
+ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return rs_then_gather(pl, a, ic_blk_ring_reduce_scatter);
+}
+
+ic_status_t ic_build_reduce_direct_gather(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return rs_then_gather(pl, a, ic_blk_tree_reduce_scatter);
 }

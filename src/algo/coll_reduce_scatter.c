@@ -1,8 +1,9 @@
 /*
  * coll_reduce_scatter.c — reduce_scatter_block and reduce_scatter (per-rank
- * counts): the ring (bucket distributed combine, commutative operations)
- * and MST reduce + MST scatter (any operation; [vdG-CCTP]'s "reduce +
- * scatter").
+ * counts): the ring (bucket distributed combine, commutative operations),
+ * the direct exchange with each block combined in the rank tree (any
+ * operation, canonical order) and MST reduce + MST scatter (any operation;
+ * [vdG-CCTP]'s "reduce + scatter").
  *
  * reduce_scatter cost for p = 2^d, N bytes in all:
  *   d*(alpha + N*beta + N*gamma) + d*alpha + (p-1)/p*N*beta.
@@ -15,7 +16,7 @@ static ic_layout_t rs_input(const ic_coll_args_t *a, const size_t *off)
     return in;
 }
 
-ic_status_t ic_build_reduce_scatter_ring(ic_plan_t *pl, const ic_coll_args_t *a)
+static ic_status_t build_rs(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_block_fn block)
 {
     size_t *len = ic_args_block_bytes(pl, a);
     size_t *off = len ? ic_plan_sizes(pl, (size_t)pl->size) : NULL;
@@ -23,8 +24,18 @@ ic_status_t ic_build_reduce_scatter_ring(ic_plan_t *pl, const ic_coll_args_t *a)
         return pl->error;
     ic_prefix_offsets(len, pl->size, off);
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
-    ic_blk_ring_reduce_scatter(pl, &v, len, rs_input(a, off), ic_loc(IC_BUF_RECV, 0));
+    block(pl, &v, len, rs_input(a, off), ic_loc(IC_BUF_RECV, 0));
     return pl->error;
+}
+
+ic_status_t ic_build_reduce_scatter_ring(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return build_rs(pl, a, ic_blk_ring_reduce_scatter);
+}
+
+ic_status_t ic_build_reduce_scatter_direct(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return build_rs(pl, a, ic_blk_tree_reduce_scatter);
 }
 
 ic_status_t ic_build_reduce_scatter_reduce_scatter(ic_plan_t *pl, const ic_coll_args_t *a)

@@ -248,8 +248,8 @@ ic_status_t ic_op_free(ic_op_t **op)
     return IC_OK;
 }
 
-void ic_reduce_apply(const ic_op_t *op, ic_datatype_t dtype, const void *in,
-                     void *inout, size_t count)
+static void apply(const ic_op_t *op, ic_datatype_t dtype, const void *in, void *inout,
+                  size_t count, bool exact)
 {
     assert(op != NULL);
     /* With nothing to combine, user functions are not called at all, so
@@ -264,5 +264,20 @@ void ic_reduce_apply(const ic_op_t *op, ic_datatype_t dtype, const void *in,
             op->ctx_fn(in, inout, count, dtype, op->ctx);
         return;
     }
-    ic_reduce_predefined(op->kind, dtype, in, inout, count);
+    if (exact)
+        ic_reduce_predefined_exact(op->kind, dtype, in, inout, count);
+    else
+        ic_reduce_predefined(op->kind, dtype, in, inout, count);
+}
+
+void ic_reduce_apply(const ic_op_t *op, ic_datatype_t dtype, const void *in, void *inout,
+                     size_t count)
+{
+    apply(op, dtype, in, inout, count, false);
+}
+
+void ic_reduce_apply_exact(const ic_op_t *op, ic_datatype_t dtype, const void *in, void *inout,
+                           size_t count)
+{
+    apply(op, dtype, in, inout, count, true);
 }

@@ -62,9 +62,19 @@ void ic_reduce_predefined(ic_op_kind_t kind, ic_datatype_t dtype,
                           const void *restrict in, void *restrict inout,
                           size_t count);
 
+/* The same with the NaN a float sum or product returns fixed: in's NaN
+ * (quieted) when it is one, else inout's, wherever the element falls in
+ * the call (reduce_kernels.c; the plain kernels leave the choice between
+ * two NaN payloads to the instruction the compiler picked). */
+void ic_reduce_predefined_exact(ic_op_kind_t kind, ic_datatype_t dtype,
+                                const void *restrict in, void *restrict inout, size_t count);
+
 /* inout = in (op) inout for any op handle (predefined or user). */
 void ic_reduce_apply(const ic_op_t *op, ic_datatype_t dtype, const void *in,
                      void *inout, size_t count);
+/* The same with ic_reduce_predefined_exact for predefined ops. */
+void ic_reduce_apply_exact(const ic_op_t *op, ic_datatype_t dtype, const void *in,
+                           void *inout, size_t count);
 
 /* 16-bit float conversions (round to nearest even, NaN stays NaN,
  * overflow goes to infinity, subnormals handled). */

@@ -1,7 +1,7 @@
 /*
  * check.c — IC_CHECK=1 (and ic_comm_set_check): before each collective
  * the ranks allgather a fingerprint of their call (collective, root,
- * datatype, counts, op, forced algorithm, mesh, model) and compare them;
+ * datatype, counts, op, forced algorithm, reproducible mode, mesh, model) and compare them;
  * a mismatch fails the call on every rank with IC_ERR_MISMATCH and a
  * message naming the first rank that differs and the field, and the
  * communicator goes on (coll_run.c runs the exchange; this file builds
@@ -33,6 +33,7 @@ void ic_fingerprint_of(const ic_comm_t *comm, const ic_coll_args_t *a, ic_finger
     fp->dtype = a->coll == IC_COLL_BARRIER ? 0 : (int32_t)a->dtype;
     fp->op_kind = ic_coll_reduces(a->coll) && a->op ? (int32_t)a->op->kind : -1;
     fp->commutative = ic_coll_reduces(a->coll) && a->op ? a->op->commutative : -1;
+    fp->reproducible = ic_coll_reduces(a->coll) && a->reproducible;
     bool v = a->counts && a->coll != IC_COLL_ALLTOALLV;
     fp->count = v || a->coll == IC_COLL_ALLTOALLV ? 0 : a->count;
     fp->counts_hash = v ? ic_fnv1a(h0, a->counts, sizeof(size_t) * (size_t)comm->size) : 0;
@@ -73,6 +74,8 @@ ic_status_t ic_fingerprints_compare(const char *fn, const ic_fingerprint_t *all,
             field = "counts array", numbers = 0;
         else if (x->algo_hash != z->algo_hash)
             field = "forced algorithm (ic_comm_set_algorithm / IC_ALGO)", numbers = 0;
+        else if (x->reproducible != z->reproducible)
+            field = "reproducible mode (IC_REPRODUCIBLE / ic_comm_set_reproducible)", numbers = 0;
         else if (x->mesh_hash != z->mesh_hash)
             field = "logical mesh (ic_comm_set_mesh)", numbers = 0;
         else

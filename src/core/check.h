@@ -12,7 +12,8 @@
 
 /* What every rank of one call must pass alike, in fixed-width fields. */
 typedef struct ic_fingerprint {
-    int32_t coll, root, dtype, op_kind, commutative, pad;
+    int32_t coll, root, dtype, op_kind, commutative;
+    int32_t reproducible; /* IC_REPRODUCIBLE, for reductions (0 otherwise) */
     uint64_t count;       /* count (0 for the v-forms and barrier) */
     uint64_t counts_hash; /* the v-forms' counts (not all-to-all(v)'s per-rank ones) */
     uint64_t algo_hash;   /* the forced algorithm's name, or 0 */

@@ -283,7 +283,7 @@ static bool same_args(ic_coll_args_t *a, ic_coll_args_t *b, int p)
      * back as another op (base/handles.h). */
     uint64_t ida = a->op ? a->op->id : 0, idb = b->op ? b->op->id : 0;
     if (a->coll != b->coll || a->dtype != b->dtype || ida != idb || a->root != b->root ||
-        a->count != b->count || a->in_place != b->in_place)
+        a->count != b->count || a->in_place != b->in_place || a->reproducible != b->reproducible)
         return false;
     const size_t **sa[6], **sb[6];
     arrays_of(a, sa);
@@ -326,8 +326,8 @@ static int copy_arrays(ic_request_t *r, const ic_coll_args_t *a, int p)
 static uint32_t call_sig(const ic_coll_args_t *a, const ic_choice_t *c, int p)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    int f[6] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
-                a->op ? (int)a->op->commutative : -1, c->mesh.d};
+    int f[7] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
+                a->op ? (int)a->op->commutative : -1, c->mesh.d, (int)a->reproducible};
     h = ic_fnv1a(h, f, sizeof f);
     h = ic_fnv1a(h, c->al->name, strlen(c->al->name));
     h = ic_fnv1a(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
@@ -382,6 +382,7 @@ static ic_status_t check_call(const char *fn, ic_comm_t *comm, ic_coll_args_t *a
     a->mesh = comm->has_mesh ? &comm->mesh : NULL;
     a->host_of = comm->host_of;
     a->nhosts = comm->nhosts;
+    a->reproducible = comm->reproducible;
     if (*sendbuf == IC_IN_PLACE) {
         a->in_place = true;
         *sendbuf = NULL;

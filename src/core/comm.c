@@ -96,6 +96,7 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->timeout = parent ? parent->timeout : 0;
     c->check = parent ? parent->check : 0;
     c->explain = parent ? parent->explain : 0;
+    c->reproducible = parent ? parent->reproducible : 0;
     c->t = parent ? parent->t : NULL;
     c->t_host = parent ? parent->t_host : NULL;
     c->t_nhosts = parent ? parent->t_nhosts : 1;
@@ -191,6 +192,7 @@ ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_
     c->timeout = env->timeout;
     c->check = env->check;
     c->explain = env->explain;
+    c->reproducible = env->reproducible;
     st = load_tune(c);
     if (st == IC_OK)
         st = ic_apply_algo_env(c);
@@ -471,6 +473,30 @@ ic_status_t ic_comm_set_check(ic_comm_t *comm, int on)
     if (on != 0 && on != 1)
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_check: on is %d, must be 0 or 1", on);
     comm->check = on;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_set_reproducible(ic_comm_t *comm, int on)
+{
+    ic_status_t cst = ic_comm_check("ic_comm_set_reproducible", comm);
+    if (cst != IC_OK)
+        return cst;
+    if (on != 0 && on != 1)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_reproducible: on is %d, must be 0 or 1", on);
+    if (comm->reproducible != on)
+        ic_comm_drop_cache(comm); /* cached plans and decisions were made in the other mode */
+    comm->reproducible = on;
+    return IC_OK;
+}
+
+ic_status_t ic_comm_get_reproducible(const ic_comm_t *comm, int *on)
+{
+    ic_status_t cst = ic_comm_check("ic_comm_get_reproducible", comm);
+    if (cst != IC_OK)
+        return cst;
+    if (!on)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_get_reproducible: on is NULL");
+    *on = comm->reproducible;
     return IC_OK;
 }
 

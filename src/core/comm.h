@@ -18,7 +18,7 @@
  * call equal in every argument the decision depends on reuses it
  * (strategy.c). */
 typedef struct ic_strategy {
-    int valid, coll, root, commutative;
+    int valid, coll, root, commutative, reproducible;
     ic_datatype_t dtype;
     size_t count;
     size_t *counts; /* owned copy of a v-form's counts (size entries), or NULL */
@@ -51,6 +51,7 @@ struct ic_comm {
     double timeout;          /* IC_TIMEOUT: bound on a blocking wait, seconds; 0: none */
     int check;               /* IC_CHECK: compare fingerprints before each call */
     int explain;             /* IC_EXPLAIN: rank 0 prints every new decision */
+    int reproducible;        /* IC_REPRODUCIBLE: canonical-order reductions only */
     struct ic_request *check_req; /* the fingerprints' allgather, planned once */
     void *check_buf;              /* size fingerprints */
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */

@@ -91,6 +91,8 @@ ic_status_t ic_env_read(ic_env_t *env)
         st = ic_env_flag("IC_EXPLAIN", 0, &env->explain);
     if (st == IC_OK)
         st = ic_env_flag("IC_SHM_NO_CMA", 0, &env->no_cma);
+    if (st == IC_OK)
+        st = ic_env_flag("IC_REPRODUCIBLE", 0, &env->reproducible);
     return st;
 }
 

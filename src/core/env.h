@@ -28,6 +28,7 @@ typedef struct ic_env {
     int check;      /* IC_CHECK */
     int explain;    /* IC_EXPLAIN */
     int no_cma;     /* IC_SHM_NO_CMA (checked here; the transport reads it when it opens) */
+    int reproducible; /* IC_REPRODUCIBLE */
 } ic_env_t;
 ic_status_t ic_env_read(ic_env_t *env);
 

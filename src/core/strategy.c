@@ -10,7 +10,7 @@
  * hold different entries.  The cache is therefore pure memoisation: a
  * slot is reused only for a call equal in every argument the decision
  * depends on (collective, root, count or the v-form's counts, datatype,
- * commutativity, forced entry; the model and mesh clear the cache when
+ * commutativity, forced entry, IC_REPRODUCIBLE; the model and mesh clear the cache when
  * they change), and a hit gives exactly what ic_decide would compute.
  * "Nearly the same length" is not shared: a decision made for one length
  * and reused for another could differ from a fresh one on a rank that
@@ -39,7 +39,8 @@ static bool same_call(const ic_strategy_t *s, const ic_coll_args_t *a, const ic_
     const size_t *c = counts_of(a);
     return s->valid && s->coll == (int)a->coll && s->root == a->root && s->count == a->count &&
            s->dtype == a->dtype && s->commutative == (!a->op || a->op->commutative) &&
-           s->forced == forced && (s->counts == NULL) == (c == NULL) &&
+           s->forced == forced && s->reproducible == (int)a->reproducible &&
+           (s->counts == NULL) == (c == NULL) &&
            (!c || memcmp(s->counts, c, sizeof(size_t) * (size_t)p) == 0);
 }
 
@@ -87,7 +88,14 @@ void ic_strategy_decide(ic_comm_t *comm, const ic_coll_args_t *a, const ic_algo_
         memcpy(copy, c, sizeof(size_t) * (size_t)p);
     ic_strategy_t *s = &comm->strategy[comm->strategy_next++ % IC_STRATEGY_SLOTS];
     free(s->counts);
-    *s = (ic_strategy_t){1,        (int)a->coll, a->root, !a->op || a->op->commutative,
-                         a->dtype, a->count,     copy,    forced,
-                         *out};
+    *s = (ic_strategy_t){.valid = 1,
+                         .coll = (int)a->coll,
+                         .root = a->root,
+                         .commutative = !a->op || a->op->commutative,
+                         .reproducible = a->reproducible,
+                         .dtype = a->dtype,
+                         .count = a->count,
+                         .counts = copy,
+                         .forced = forced,
+                         .choice = *out};
 }

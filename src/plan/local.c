@@ -13,12 +13,15 @@ void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *s
         return;
     }
     size_t count = s->bytes / ic_datatype_size(pl->dtype);
-    if (!(s->flags & IC_RED_DST_LEFT) || pl->op->commutative) {
-        ic_reduce_apply(pl->op, pl->dtype, src, dst, count);
+    /* Exact sides (IC_REPRODUCIBLE): the NaN-exact kernels too. */
+    void (*apply)(const ic_op_t *, ic_datatype_t, const void *, void *, size_t) =
+        pl->exact_sides ? ic_reduce_apply_exact : ic_reduce_apply;
+    if (!(s->flags & IC_RED_DST_LEFT) || (pl->op->commutative && !pl->exact_sides)) {
+        apply(pl->op, pl->dtype, src, dst, count);
         return;
     }
-    /* dst = dst (op) src for a non-commutative op: compute into src (which
-     * the plan lets us clobber), then copy back. */
-    ic_reduce_apply(pl->op, pl->dtype, dst, src, count);
+    /* dst = dst (op) src for a non-commutative op (or with exact sides):
+     * compute into src (which the plan lets us clobber), then copy back. */
+    apply(pl->op, pl->dtype, dst, src, count);
     memcpy(dst, src, s->bytes);
 }

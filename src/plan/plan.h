@@ -65,8 +65,9 @@ static inline ic_loc_t ic_loc_add(ic_loc_t l, size_t off)
 
 /* Flags of a REDUCE step.  Without IC_RED_DST_LEFT: dst = src (op) dst, the
  * source holds lower ranks' data.  With it: dst = dst (op) src; for a
- * non-commutative user op the engine then computes into src and copies back,
- * so src must be scratch or receive-buffer bytes the plan may clobber. */
+ * non-commutative user op (or with the plan's exact_sides) the engine then
+ * computes into src and copies back, so src must be scratch or
+ * receive-buffer bytes the plan may clobber. */
 #define IC_RED_DST_LEFT 0x1u
 
 typedef struct ic_step {
@@ -92,6 +93,13 @@ typedef struct ic_plan {
     const char *algo;       /* catalog name, static storage */
     ic_datatype_t dtype;    /* element type of REDUCE steps */
     const ic_op_t *op;      /* reduction, or NULL */
+    /* REDUCE steps keep their operands' sides even for a commutative op
+     * (dst = dst (op) src with IC_RED_DST_LEFT is computed as written, not
+     * as src (op) dst), so which value is a kernel's left operand is fixed:
+     * for -0.0 vs +0.0 in min/max and for NaN payloads it decides the bits;
+     * and float sums and products use the NaN-exact kernels
+     * (ic_reduce_apply_exact).  Set for IC_REPRODUCIBLE. */
+    bool exact_sides;
     ic_step_t *steps;
     size_t nsteps, steps_cap;
     uint32_t *deps;

@@ -37,6 +37,8 @@ bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
         return false;
     if ((al->flags & IC_ALGO_POW2) && (p & (p - 1)) != 0)
         return false;
+    if (a->reproducible && ic_coll_reduces(a->coll) && !(al->flags & IC_ALGO_CANONICAL))
+        return false;
     return true;
 }
 
@@ -78,7 +80,10 @@ ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, con
         return ic_set_error(IC_ERR_NOT_APPLICABLE, "%s: algorithm '%s' needs %s", fn, algo,
                             (al->flags & IC_ALGO_POW2) && (p & (p - 1))
                                 ? "a power-of-two number of ranks"
-                                : "a commutative operation");
+                            : (al->flags & IC_ALGO_COMMUTATIVE) && a->op && !a->op->commutative
+                                ? "a commutative operation"
+                                : "IC_REPRODUCIBLE off: it does not combine in the canonical "
+                                  "rank order (docs/reproducibility.md)");
     *out = al;
     return IC_OK;
 }
@@ -97,6 +102,7 @@ ic_status_t ic_plan_build_choice(const char *fn, const ic_coll_args_t *a, int ra
                    a->coll == IC_COLL_REDUCE_SCATTER_BLOCK || a->coll == IC_COLL_REDUCE_SCATTER ||
                    a->coll == IC_COLL_SCAN || a->coll == IC_COLL_EXSCAN;
     pl->op = reduces ? a->op : NULL;
+    pl->exact_sides = reduces && a->reproducible;
     ic_status_t st = c->al->build(pl, &b);
     if (ic_plan_finish(pl) != IC_OK || st != IC_OK) {
         ic_plan_release(pl);

@@ -15,6 +15,11 @@
 #define IC_ALGO_MESH 0x2u        /* follows the logical mesh (ic_comm_set_mesh) */
 #define IC_ALGO_POW2 0x4u        /* needs p to be a power of two */
 #define IC_ALGO_HOSTS 0x10u      /* the selector takes it only across hosts; forced, it runs anywhere */
+/* Combines every element of a reduction in the canonical order (the rank
+ * tree of docs/reproducibility.md; for scan and exscan the dissemination
+ * order), whatever the length: the only entries of reductions that
+ * IC_REPRODUCIBLE lets run. */
+#define IC_ALGO_CANONICAL 0x20u
 /* Tested by its family's own matrix and cost tests (test_coll_<family>,
  * test_cost_<family>) rather than the generic ones. */
 #define IC_ALGO_OWN_TESTS 0x8u

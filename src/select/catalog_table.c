@@ -78,18 +78,33 @@ static double c_reduce_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
     return ic_cost_mst_reduce(p, a->root, bytes_of(a, a->count), m);
 }
 
-static double c_reduce_rsg(const ic_coll_args_t *a, int p, const ic_model_t *m)
+/* A reduce-scatter block's cost (ring or direct), as composed below. */
+typedef double (*rs_cost_fn)(int n, const size_t *len, const ic_model_t *m, double *done,
+                             double *rfree);
+
+static double reduce_rs_gather(const ic_coll_args_t *a, int p, const ic_model_t *m,
+                               rs_cost_fn rs)
 {
     size_t *len = piece_lens(a, p);
     double *done = malloc(sizeof(double) * (size_t)p * 2);
     double t = -1;
     if (len && done) {
-        ic_cost_ring_reduce_scatter(p, len, m, done, done + p);
+        rs(p, len, m, done, done + p);
         t = ic_cost_mst_gather(NULL, p, a->root, len, done, done + p, m);
     }
     free(len);
     free(done);
     return t;
+}
+
+static double c_reduce_rsg(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return reduce_rs_gather(a, p, m, ic_cost_ring_reduce_scatter);
+}
+
+static double c_reduce_dg(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return reduce_rs_gather(a, p, m, ic_cost_direct_reduce_scatter);
 }
 
 static double c_allreduce_rb(const ic_coll_args_t *a, int p, const ic_model_t *m)
@@ -98,18 +113,28 @@ static double c_allreduce_rb(const ic_coll_args_t *a, int p, const ic_model_t *m
     return ic_cost_mst_reduce(p, 0, n, m) + ic_cost_mst_bcast(p, n, m);
 }
 
-static double c_allreduce_rsag(const ic_coll_args_t *a, int p, const ic_model_t *m)
+static double allreduce_rs_ag(const ic_coll_args_t *a, int p, const ic_model_t *m, rs_cost_fn rs)
 {
     size_t *len = piece_lens(a, p);
     double *done = malloc(sizeof(double) * (size_t)p);
     double t = -1;
     if (len && done) {
-        ic_cost_ring_reduce_scatter(p, len, m, done, NULL);
+        rs(p, len, m, done, NULL);
         t = ic_cost_ring_allgather(p, len, done, m, NULL);
     }
     free(len);
     free(done);
     return t;
+}
+
+static double c_allreduce_rsag(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return allreduce_rs_ag(a, p, m, ic_cost_ring_reduce_scatter);
+}
+
+static double c_allreduce_dag(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return allreduce_rs_ag(a, p, m, ic_cost_direct_reduce_scatter);
 }
 
 static double scatter_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, bool data)
@@ -180,6 +205,14 @@ static double c_rs_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
     return t;
 }
 
+static double c_rs_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    double t = len ? ic_cost_direct_reduce_scatter(p, len, m, NULL, NULL) : -1;
+    free(len);
+    return t;
+}
+
 static double c_rs_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = block_lens(a, p);
@@ -233,6 +266,7 @@ static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 #define POW2 IC_ALGO_POW2
 #define OWN IC_ALGO_OWN_TESTS
 #define HC (IC_ALGO_HOSTS | IC_ALGO_COMMUTATIVE)
+#define CANON IC_ALGO_CANONICAL
 static const ic_algo_t catalog[] = {
     /* ---- bcast: MST, scatter + collect; mesh: SC and MST-SC; pipelines ---------------------- */
     {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
@@ -251,10 +285,13 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_BCAST, "hosts", "MST over the hosts' leaders, then MST inside each host",
      IC_ALGO_HOSTS, ic_build_bcast_hosts, ic_cost_bcast_hosts, ic_describe_hosts},
     /* ---- reduce: MST, reduce-scatter + gather; mesh: DG and MST-DG; pipelines --------------- */
-    {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", 0,
+    {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", CANON,
      ic_build_reduce_mst, c_reduce_mst, NULL},
     {IC_COLL_REDUCE, "rs_gather", "ring reduce-scatter + MST gather (long vectors)", C,
      ic_build_reduce_rs_gather, c_reduce_rsg, NULL},
+    {IC_COLL_REDUCE, "direct_gather",
+     "direct reduce-scatter, blocks combined in the rank tree, + MST gather (long vectors)",
+     CANON, ic_build_reduce_direct_gather, c_reduce_dg, NULL},
     {IC_COLL_REDUCE, "dg", "distributed reduction + gather along dimensional rings", MC,
      ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_REDUCE, "mst_dg", "hybrid: reduce-scatter over some rings, MST over the rest, gather",
@@ -266,10 +303,13 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_REDUCE, "hosts", "MST inside each host to its leader, then MST over the leaders", HC,
      ic_build_reduce_hosts, ic_cost_reduce_hosts, ic_describe_hosts},
     /* ---- allreduce: reduce + bcast, RS + allgather; mesh: DR, PFR, PFR-DC, hybrid ----------- */
-    {IC_COLL_ALLREDUCE, "reduce_bcast", "MST reduce + MST broadcast (short vectors)", 0,
+    {IC_COLL_ALLREDUCE, "reduce_bcast", "MST reduce + MST broadcast (short vectors)", CANON,
      ic_build_allreduce_reduce_bcast, c_allreduce_rb, NULL},
     {IC_COLL_ALLREDUCE, "rs_ag", "ring reduce-scatter + ring allgather (long vectors)", C,
      ic_build_allreduce_rs_ag, c_allreduce_rsag, NULL},
+    {IC_COLL_ALLREDUCE, "direct_ag",
+     "direct reduce-scatter, blocks combined in the rank tree, + ring allgather (long vectors)",
+     CANON, ic_build_allreduce_direct_ag, c_allreduce_dag, NULL},
     {IC_COLL_ALLREDUCE, "dr", "reduce-scatter + collect along dimensional rings (long vectors)", MC,
      ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_ALLREDUCE, "pfr", "whole vectors circulate in prime factors rings (short vectors)", MC,
@@ -325,8 +365,11 @@ static const ic_algo_t catalog[] = {
     /* ---- reduce_scatter_block: ring, reduce + scatter; mesh: as allgather ------------------- */
     {IC_COLL_REDUCE_SCATTER_BLOCK, "ring", "bucket ring distributed combine (long vectors)", C,
      ic_build_reduce_scatter_ring, c_rs_ring, NULL},
-    {IC_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatter", "MST reduce + MST scatter (short vectors)", 0,
-     ic_build_reduce_scatter_reduce_scatter, c_rs_mst, NULL},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatter", "MST reduce + MST scatter (short vectors)",
+     CANON, ic_build_reduce_scatter_reduce_scatter, c_rs_mst, NULL},
+    {IC_COLL_REDUCE_SCATTER_BLOCK, "direct",
+     "direct exchange, each block combined by its owner in the rank tree (long vectors)", CANON,
+     ic_build_reduce_scatter_direct, c_rs_direct, NULL},
     {IC_COLL_REDUCE_SCATTER_BLOCK, "dr", "distributed reduction along dimensional rings", MC,
      ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_REDUCE_SCATTER_BLOCK, "pfr", "distributed reduction in prime factors rings", MC,
@@ -338,8 +381,11 @@ static const ic_algo_t catalog[] = {
     /* ---- reduce_scatter: as reduce_scatter_block, per-rank counts --------------------------- */
     {IC_COLL_REDUCE_SCATTER, "ring", "bucket ring distributed combine (long vectors)", C,
      ic_build_reduce_scatter_ring, c_rs_ring, NULL},
-    {IC_COLL_REDUCE_SCATTER, "reduce_scatterv", "MST reduce + MST scatterv (short vectors)", 0,
-     ic_build_reduce_scatter_reduce_scatter, c_rs_mst, NULL},
+    {IC_COLL_REDUCE_SCATTER, "reduce_scatterv", "MST reduce + MST scatterv (short vectors)",
+     CANON, ic_build_reduce_scatter_reduce_scatter, c_rs_mst, NULL},
+    {IC_COLL_REDUCE_SCATTER, "direct",
+     "direct exchange, each block combined by its owner in the rank tree (long vectors)", CANON,
+     ic_build_reduce_scatter_direct, c_rs_direct, NULL},
     {IC_COLL_REDUCE_SCATTER, "dr", "distributed reduction along dimensional rings", MC,
      ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_REDUCE_SCATTER, "pfr", "distributed reduction in prime factors rings", MC,
@@ -370,17 +416,19 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_BARRIER, "dissemination", "dissemination, ceil(log2 p) rounds", 0,
      ic_build_barrier_dissemination, c_barrier, NULL},
     /* ---- scan ------------------------------------------------------------------------------- */
-    {IC_COLL_SCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order", 0,
-     ic_build_scan_dissemination, c_scan, NULL},
+    {IC_COLL_SCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order",
+     CANON, ic_build_scan_dissemination, c_scan, NULL},
     /* ---- exscan ----------------------------------------------------------------------------- */
-    {IC_COLL_EXSCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order", 0,
-     ic_build_scan_dissemination, c_scan, NULL},
+    {IC_COLL_EXSCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order",
+     CANON, ic_build_scan_dissemination, c_scan, NULL},
 };
 #undef C
 #undef M
 #undef MC
 #undef POW2
 #undef OWN
+#undef HC
+#undef CANON
 
 const ic_algo_t *ic_catalog(size_t *n)
 {

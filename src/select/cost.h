@@ -42,6 +42,11 @@ double ic_cost_ring_allgather(int n, const size_t *len, const double *ready,
 double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m,
                                    double *done, double *rfree);
 
+/* The direct reduce-scatter combined in the rank tree (cost_direct.c);
+ * done and rfree as for the ring. */
+double ic_cost_direct_reduce_scatter(int n, const size_t *len, const ic_model_t *m,
+                                     double *done, double *rfree);
+
 /* Pairwise all-to-all: (n-1) steps, each as long as its largest message. */
 double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m);
 

@@ -7,6 +7,7 @@
  */
 #include "select/catalog.h"
 
+#include "algo/validate.h"
 #include "base/dtype.h"
 
 #include <stdarg.h>
@@ -159,6 +160,9 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
         APPEND("\n  level %d (mesh dimension %d, %s): alpha %.3g s, beta %.3g s/B", i, i,
                level_name[i], a->model.lvl_alpha[i], a->model.lvl_beta[i]);
+    if (a->reproducible && ic_coll_reduces(a->coll))
+        APPEND("\n  reproducible (IC_REPRODUCIBLE): only entries that combine in the canonical "
+               "rank order are candidates");
     APPEND("\n");
 }
 

@@ -100,9 +100,9 @@ bool coll_rooted(ic_coll_t c);
 bool coll_v(ic_coll_t c);
 bool coll_in_place_ok(ic_coll_t c);
 
-/* The 2x2 integer-matrix product, non-commutative (int64 elements, count a
- * multiple of 4). */
-extern ic_op_t *matmul_op;
+/* An elementwise non-commutative operation on int64 (composition of
+ * affine maps modulo 2^32, harness.c). */
+extern ic_op_t *noncomm_op;
 void harness_init(void);
 
 #endif

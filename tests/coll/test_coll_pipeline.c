@@ -6,7 +6,7 @@
  * and float (IC_SUM; reduce also in place at the root; sampled on the
  * shapes after the line for p > 9 to keep the test near 25 s),
  * long vectors (2^19 elements) on a few p so that many segments are in
- * flight, the non-commutative 2x2 matrix product (rank order), and for
+ * flight, the non-commutative composition of affine maps (rank order), and for
  * dopl every mesh shape of p (the line, all 2-D and 3-D factorisations).
  * Checks also the message count: (m-1)*k per chain. */
 #include "algo/builders_pipeline.h"
@@ -129,9 +129,9 @@ int main(void)
                             c.algo = names[ni];
                             c.p = p;
                             c.root = roots[ri];
-                            c.count = 4 * (size_t)(1 + seed % 700); /* whole matrices */
+                            c.count = 4 * (size_t)(1 + seed % 700) + seed % 3;
                             c.dtype = IC_INT64;
-                            c.op = matmul_op;
+                            c.op = noncomm_op;
                             c.seed = seed++;
                             c.in_place = ri % 2;
                             c.mesh = dopl ? &shapes[si] : NULL;
@@ -157,7 +157,7 @@ int main(void)
                         run(&t, &c);
                         if (colls[ci] == IC_COLL_REDUCE) { /* and non-commutative */
                             c.dtype = IC_INT64;
-                            c.op = matmul_op;
+                            c.op = noncomm_op;
                             c.count = (size_t)1 << 17;
                             c.in_place = ri;
                             c.seed = seed++;

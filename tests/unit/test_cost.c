@@ -108,11 +108,11 @@ static double closed_form(const ic_algo_t *al, int p, size_t count)
     case IC_COLL_REDUCE:
         if (nm[0] == 'm' && pow2(p))
             return L * (a + n * (b + g));
-        if (nm[0] == 'r' && pow2(p) && div)
+        if ((nm[0] == 'r' || nm[0] == 'd') && pow2(p) && div) /* rs_gather, direct_gather */
             return (P - 1) * a + (P - 1) / P * n * (b + g) + L * a + (P - 1) / P * n * b;
         return NAN;
     case IC_COLL_ALLREDUCE:
-        if (nm[0] == 'r' && nm[1] == 's' && div)
+        if (((nm[0] == 'r' && nm[1] == 's') || nm[0] == 'd') && div) /* rs_ag, direct_ag */
             return 2 * (P - 1) * a + (P - 1) / P * n * (2 * b + g);
         if (nm[0] == 'r' && nm[1] == 'e' && pow2(p))
             return L * (a + n * (b + g)) + L * (a + n * b);
@@ -133,7 +133,7 @@ static double closed_form(const ic_algo_t *al, int p, size_t count)
         return NAN;
     case IC_COLL_REDUCE_SCATTER_BLOCK:
     case IC_COLL_REDUCE_SCATTER:
-        if (nm[0] == 'r' && nm[1] == 'i')
+        if ((nm[0] == 'r' && nm[1] == 'i') || nm[0] == 'd') /* ring, direct */
             return (P - 1) * (a + n * (b + g));
         if (pow2(p))
             return L * (a + P * n * (b + g)) + L * a + (P - 1) * n * b;

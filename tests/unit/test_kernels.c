@@ -462,8 +462,52 @@ static void test_user_ops(void)
     CHECK(ic_op_free(&op2) == IC_OK && op2 == NULL, "free second user op");
 }
 
+/* The exact kernels: when both operands are NaNs the in operand's payload
+ * comes out, at every position of a call (vector body and tail alike);
+ * with one NaN, that one; without NaNs the plain kernels' result. */
+static void test_exact_nans(void)
+{
+    enum { N = 67 };
+    double din[N], dio[N], dref[N];
+    float fin[N], fio[N];
+    uint16_t hin[N], hio[N];
+    for (int op = IC_OP_SUM; op <= IC_OP_PROD; op++) {
+        for (int i = 0; i < N; i++) {
+            uint64_t a = 0x7ff8000000000000ull | (uint64_t)(i + 1) << 20;
+            uint64_t b = 0xfff8000000000000ull | (uint64_t)(i + 7);
+            memcpy(&din[i], &a, 8);
+            memcpy(&dio[i], &b, 8);
+            dref[i] = i % 3 ? 1.5 + i : din[i]; /* some pairs one NaN only */
+            if (i % 3)
+                dio[i] = 2.25 * i;
+            uint32_t fa = 0x7fc00000u | (uint32_t)(i + 1) << 4, fb = 0xffc00000u | (uint32_t)i;
+            memcpy(&fin[i], &fa, 4);
+            memcpy(&fio[i], &fb, 4);
+            hin[i] = (uint16_t)(0x7e00u | (unsigned)(i + 1));
+            hio[i] = (uint16_t)(0xfe00u | (unsigned)(i + 3));
+        }
+        for (int i = 0; i < N; i++)
+            if (i % 3)
+                din[i] = dref[i];
+        ic_reduce_predefined_exact((ic_op_kind_t)op, IC_DOUBLE, din, dio, N);
+        ic_reduce_predefined_exact((ic_op_kind_t)op, IC_FLOAT, fin, fio, N);
+        ic_reduce_predefined_exact((ic_op_kind_t)op, IC_FLOAT16, hin, hio, N);
+        for (int i = 0; i < N; i++) {
+            double want = i % 3 ? (op == IC_OP_SUM ? din[i] + 2.25 * i : din[i] * (2.25 * i))
+                                : din[i];
+            uint64_t got;
+            memcpy(&got, &dio[i], 8);
+            CHECK(memcmp(&dio[i], &want, 8) == 0, "exact %s double [%d]: 0x%llx",
+                  op == IC_OP_SUM ? "sum" : "prod", i, (unsigned long long)got);
+            CHECK(memcmp(&fio[i], &fin[i], 4) == 0, "exact float [%d]: in's NaN lost", i);
+            CHECK(hio[i] == hin[i], "exact float16 [%d]: 0x%04x, want 0x%04x", i, hio[i], hin[i]);
+        }
+    }
+}
+
 int main(void)
 {
+    test_exact_nans();
     fmt_init(&half_fmt);
     fmt_init(&bf16_fmt);
     test_tables();
