@@ -351,6 +351,9 @@ static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *c
 {
     call_t k;
     call_setup(&k, coll, size, comm);
+    int reproducible = 0;
+    ic_comm_get_reproducible(comm, &reproducible); /* IC_REPRODUCIBLE: for algo_of */
+    k.a.reproducible = reproducible;
     double *t = xmalloc(sizeof(double) * (size_t)o->iters);
     ic_status_t st;
     for (int it = -o->warmup; it < o->iters; it++) {

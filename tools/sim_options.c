@@ -21,7 +21,7 @@ static const char usage_text[] =
     "         [--alpha US] [--beta US_PER_B] [--beta-net US_PER_B] [--gamma US_PER_B]\n"
     "         [--delta US_PER_B] [--hop US] [--switching wormhole|circuit|store-forward]\n"
     "         [--all-port] [--no-contention] [--setup-overlap] [--place FILE] [--ranks P]\n"
-    "         [--logical AxB..] [--price-no-links]\n"
+    "         [--logical AxB..] [--price-no-links] [--reproducible]\n"
     "         --coll NAME [--algos a,b,c | auto | all] [--sizes LIST]\n"
     "         [--elem uint8|float|double|int32] [--root R]\n"
     "         [--csv FILE] [--plot FILE.png] [--title TEXT]\n"
@@ -44,6 +44,8 @@ static const char help_text[] =
     "  --price-no-links  the cost model (selector, hybrids) ignores shared links; by\n"
     "             default, when the logical mesh is the physical one and links are shared,\n"
     "             it prices them (ic_model_params_t.beta_net)\n"
+    "  --reproducible  as IC_REPRODUCIBLE=1: reductions only by the entries that\n"
+    "             combine in the canonical order (docs/reproducibility.md)\n"
     "  --logical  logical mesh of the mesh-aware algorithms (default the physical shape\n"
     "             of a mesh or torus, 2x..x2 for a hypercube, none for --full)\n"
     "  --coll     bcast, reduce, allreduce, scatter(v), gather(v), allgather(v),\n"
@@ -262,6 +264,7 @@ typedef struct optdef {
 static const optdef_t optdefs[] = {
     {"--all-port", O_FLAG, F(all_port), 0, 0}, {"--no-contention", O_FLAG, F(no_contention), 0, 0},
     {"--price-no-links", O_FLAG, F(price_no_links), 0, 0},
+    {"--reproducible", O_FLAG, F(reproducible), 0, 0},
     {"--check", O_FLAG, F(check), 0, 0},       {"--setup-overlap", O_FLAG, F(setup_overlap), 0, 0},       {"--quiet", O_FLAG, F(quiet), 0, 0},
     {"--alpha", O_NUM, F(m.alpha), 0, 0},      {"--beta", O_NUM, F(m.beta), 0, 0},
     {"--gamma", O_NUM, F(m.gamma), 0, 0},      {"--delta", O_NUM, F(m.delta), 0, 0},
@@ -424,6 +427,7 @@ ic_status_t call_init(call_t *c, const opts_t *o, size_t n)
         a->scounts = a->rcounts = c->counts;
         a->model = o->m;
         a->mesh = o->logical.d ? &o->logical : NULL;
+        a->reproducible = o->reproducible;
     }
     return IC_OK;
 }

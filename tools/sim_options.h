@@ -14,6 +14,7 @@
 typedef struct opts {
     ic_net_t net;
     bool have_net, all_port, no_contention, setup_overlap, price_no_links, check, quiet;
+    bool reproducible; /* --reproducible: IC_REPRODUCIBLE's canonical-order entries only */
     double beta_net, hop;
     ic_switching_t sw;
     ic_model_t m;
