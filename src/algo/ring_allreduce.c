@@ -19,9 +19,10 @@
  * arrive, then its own in, then x_{i+1} ..) and copies it to acc at the
  * end.  For n = 2 the two members compute x_1 (op) x_0 and x_0 (op) x_1,
  * which are the same bits for the predefined sum and product (IEEE
- * addition and multiplication are commutative) and for min and max except
- * for the sign of a zero result of -0.0 against +0.0 and the payload of
- * a NaN (docs/reliability.md); n = 2 keeps the overlap of [vdG91].
+ * addition and multiplication are commutative) except for which NaN comes
+ * out of two NaNs, and for min and max except for the sign of a zero
+ * result of -0.0 against +0.0 and the payload of a NaN
+ * (docs/reliability.md); n = 2 keeps the overlap of [vdG91].
  * Preconditions: any n >= 1; a commutative operation.
  * Cost: n = 2: alpha + N*beta + N*gamma.
  *       n >= 3: (n-1)*(alpha + N*beta) + (n-1)*N*gamma + N*delta: member 0
