@@ -1,8 +1,8 @@
 /*
  * check.c — IC_CHECK=1 (and ic_comm_set_check): before each collective
  * the ranks allgather a fingerprint of their call (collective, root,
- * datatype, counts, op, forced algorithm, reproducible mode, mesh, model) and compare them;
- * a mismatch fails the call on every rank with IC_ERR_MISMATCH and a
+ * datatype, counts, op, forced algorithm, reproducible mode, mesh, model)
+ * and compare them; a mismatch fails the call on every rank with IC_ERR_MISMATCH and a
  * message naming the first rank that differs and the field, and the
  * communicator goes on (coll_run.c runs the exchange; this file builds
  * and compares the fingerprints).  Cost: one allgather of

@@ -10,8 +10,8 @@
  * hold different entries.  The cache is therefore pure memoisation: a
  * slot is reused only for a call equal in every argument the decision
  * depends on (collective, root, count or the v-form's counts, datatype,
- * commutativity, forced entry, IC_REPRODUCIBLE; the model and mesh clear the cache when
- * they change), and a hit gives exactly what ic_decide would compute.
+ * commutativity, forced entry, IC_REPRODUCIBLE; the model and mesh clear
+ * the cache when they change), and a hit gives exactly what ic_decide would compute.
  * "Nearly the same length" is not shared: a decision made for one length
  * and reused for another could differ from a fresh one on a rank that
  * evicted it.
