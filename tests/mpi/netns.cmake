@@ -9,4 +9,11 @@ foreach(impl ${IC_MPI_IMPLS})
   set_tests_properties(test_mpi_${impl}_netns PROPERTIES TIMEOUT 1500
     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK netns
     ENVIRONMENT "IC_TIMEOUT=300")
+  # Reproducible reductions across the pretend hosts (3 + 2 + 2 ranks).
+  add_test(NAME test_mpi_reproducible_${impl}_netns
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/netns_test.sh ${impl}
+                   $<TARGET_FILE:test_mpi_reproducible_${impl}> test_reproducible_real)
+  set_tests_properties(test_mpi_reproducible_${impl}_netns PROPERTIES TIMEOUT 1500
+    SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK netns
+    ENVIRONMENT "IC_TIMEOUT=300;NETNS_LAYOUTS=3,2,2")
 endforeach()

@@ -1,5 +1,7 @@
 #!/bin/bash
-# netns_test.sh IMPL PROGRAM — run PROGRAM (test_mpi_real_<impl>) under MPI
+# netns_test.sh IMPL PROGRAM [NAME] — run PROGRAM (test_mpi_real_<impl>, or
+# another program that prints NAME's lines: "NAME: N ranks on K hosts" and
+# "NAME rank 0 of N: X passed, 0 failed"; NAME defaults to test_real) under MPI
 # IMPL (openmpi or mpich) across pretend hosts made of Linux namespaces
 # (netns_hosts.sh): 2 hosts x 2 ranks, 3 x 2, 3+2+2 and 4 x 1.  For each:
 # every rank must run on the host the layout says (hostname under the same
@@ -18,6 +20,7 @@ source "$here/netns_hosts.sh"
 
 impl=${1:?usage: netns_test.sh openmpi|mpich PROGRAM}
 prog=${2:?usage: netns_test.sh openmpi|mpich PROGRAM}
+name=${3:-test_real}
 skip() { echo "SKIPPED: $*"; exit 77; }
 case $impl in
     openmpi) launcher=mpirun.openmpi ;;
@@ -68,8 +71,8 @@ for layout in ${NETNS_LAYOUTS:-2,2 2,2,2 3,2,2 1,1,1,1}; do
     export IC_TEST_EXPECT_HOSTS=$k # the bridge must find them too (test_real.c)
     launch "$limit" "$log" "$impl" "$layout" "$prog" || rc=$?
     left=$(for ((h = 0; h < k; h++)); do netns_exec $h ls /dev/shm; done | grep '^intercom-' || true)
-    pass=$(grep -E "^test_real rank 0 of $n: [0-9]+ passed, 0 failed$" "$log" || true)
-    grep -q "^test_real: $n ranks on $k hosts$" "$log" || pass=
+    pass=$(grep -E "^$name rank 0 of $n: [0-9]+ passed, 0 failed$" "$log" || true)
+    grep -q "^$name: $n ranks on $k hosts$" "$log" || pass=
     if [[ $rc -eq 0 && -n $pass && -z $left ]]; then
         echo "ok   $layout ($want) $((SECONDS - t0)) s: $pass"
         grep '^netns_ucx_close' "$log" | sort | uniq -c | sed 's/^/     /' || true

@@ -13,6 +13,10 @@
  * the serial canonical reference bit for bit (each rank computes it from
  * every rank's inputs, which it generates itself).  The same bits from
  * every entry and length follow.
+ * Built with IC_TEST_MPI (test_mpi_reproducible_<impl>) it runs under
+ * mpirun on ic_comm_from_mpi(MPI_COMM_WORLD), the world made reproducible
+ * with ic_comm_set_reproducible (the environment need not reach ranks on
+ * other hosts): the MPI transport between (pretend) hosts.
  * Part 2, reproducible mode off: every allreduce entry that applies runs
  * three times on the same finite inputs; every run must give the first
  * run's bits, and every rank the same bits (hashes compared by an
@@ -22,6 +26,9 @@
 
 #include "intercom.h"
 #include "select/catalog.h"
+#ifdef IC_TEST_MPI
+#include "intercom_mpi.h"
+#endif
 
 #include <stdio.h>
 
@@ -204,17 +211,37 @@ static void part2(ic_comm_t *comm)
     free(hashes);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     ic_comm_t *world = NULL, *sub = NULL;
+    int on = 0, p;
+#ifdef IC_TEST_MPI
+    MPI_Init(&argc, &argv);
+    if (ic_comm_from_mpi(MPI_COMM_WORLD, &world) != IC_OK) {
+        fprintf(stderr, "ic_comm_from_mpi: %s\n", ic_last_error());
+        return 2;
+    }
+    ic_comm_rank(world, &me);
+    ic_comm_size(world, &p);
+    ic_comm_set_reproducible(world, 1);
+    int nhosts = 0;
+    ic_comm_mpi_hosts(world, &nhosts, NULL);
+    const char *want_hosts = getenv("IC_TEST_EXPECT_HOSTS"); /* tests/mpi/netns_test.sh */
+    if (me == 0)
+        printf("test_reproducible_real: %d ranks on %d hosts\n", p, nhosts);
+    expect(!want_hosts || atoi(want_hosts) == nhosts, "hosts", "-", 0,
+           "the bridge found another number of hosts than IC_TEST_EXPECT_HOSTS");
+#else
+    (void)argc;
+    (void)argv;
     if (ic_init(&world) != IC_OK) {
         fprintf(stderr, "ic_init: %s\n", ic_last_error());
         return 2;
     }
     ic_comm_rank(world, &me);
-    int on = 0, p;
-    ic_comm_get_reproducible(world, &on);
     ic_comm_size(world, &p);
+#endif
+    ic_comm_get_reproducible(world, &on);
     expect(on == 1, "IC_REPRODUCIBLE=1 in the environment", "-", 0, "the world is not reproducible");
     part1(world, 11);
     /* A sub-communicator (odd ranks first, reversed), reproducible by the API. */
@@ -228,7 +255,12 @@ int main(void)
         expect(false, "ic_comm_split", "-", 0, ic_last_error());
     }
     part2(world);
-    printf("rank %d: %d passed, %d failed\n", me, passes, fails);
+    printf("test_reproducible_real rank %d of %d: %d passed, %d failed\n", me, p, passes, fails);
+#ifdef IC_TEST_MPI
+    ic_comm_free_mpi(&world);
+    MPI_Finalize();
+#else
     ic_finalize(&world);
+#endif
     return fails != 0;
 }
