@@ -17,14 +17,12 @@
  * bit on every member.  Member 0 keeps the running result in acc; member
  * i > 0 keeps it in x_0's slot (combining x_1 .. x_{i-1} there as they
  * arrive, then its own in, then x_{i+1} ..) and copies it to acc at the
- * end.  For n = 2 the two members compute x_1 (op) x_0 and x_0 (op) x_1,
- * which are the same bits for the predefined sum and product (IEEE
- * addition and multiplication are commutative) except for which NaN comes
- * out of two NaNs, and for min and max except for the sign of a zero
- * result of -0.0 against +0.0 and the payload of a NaN
- * (docs/reliability.md); n = 2 keeps the overlap of [vdG91].
+ * end.  For n = 2 both members compute x_1 (op) x_0 too, member 1 with
+ * its own vector as the left operand (IC_RED_EXACT: computed into the
+ * received copy, then copied back, N*delta), so even NaN payloads and
+ * zero signs agree; n = 2 keeps the overlap of [vdG91].
  * Preconditions: any n >= 1; a commutative operation.
- * Cost: n = 2: alpha + N*beta + N*gamma.
+ * Cost: n = 2: alpha + N*beta + N*gamma (+ N*delta on member 1).
  *       n >= 3: (n-1)*(alpha + N*beta) + (n-1)*N*gamma + N*delta: member 0
  *       needs x_1, which arrives last, before its first combine, and
  *       member n-1 copies its result out at the end.  This is the paper's
@@ -40,14 +38,16 @@
  */
 #include "algo/stage_blocks.h"
 
-/* n = 2: exchange and combine ([vdG91]). */
-static void exchange(ic_plan_t *pl, int peer, ic_loc_t in, ic_loc_t acc, size_t bytes)
+/* n = 2: exchange and combine ([vdG91]).  Both members evaluate x_1 (op)
+ * x_0 with x_1 the kernel's in operand, as the members of longer rings do:
+ * member 1 combines its own acc on the left with its sides kept. */
+static void exchange(ic_plan_t *pl, int me, int peer, ic_loc_t in, ic_loc_t acc, size_t bytes)
 {
     ic_loc_t tmp = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
     ic_plan_copy(pl, in, acc, bytes);
     ic_plan_send(pl, peer, 0, in, bytes);
     ic_plan_recv(pl, peer, 0, tmp, bytes);
-    ic_plan_reduce(pl, tmp, acc, bytes, 0);
+    ic_plan_reduce(pl, tmp, acc, bytes, me == 1 ? IC_RED_DST_LEFT | IC_RED_EXACT : 0);
 }
 
 void ic_blk_ring_allreduce(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_loc_t acc,
@@ -64,7 +64,7 @@ void ic_blk_ring_allreduce(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_lo
     int right = ic_view_rank(v, ic_ring_right(me, n));
     int left = ic_view_rank(v, ic_ring_left(me, n));
     if (n == 2) {
-        exchange(pl, right, in, acc, bytes);
+        exchange(pl, me, right, in, acc, bytes);
         return;
     }
     /* slot[j]: member j's vector (j != me); slot[me] is in. */

@@ -52,8 +52,9 @@ void ic_plan_dump(const ic_plan_t *pl, FILE *out)
         default:
             loc_str(a, sizeof a, s->src);
             loc_str(b, sizeof b, s->dst);
-            snprintf(head, sizeof head, "%s => %s%s", a, b,
-                     (s->flags & IC_RED_DST_LEFT) ? " (dst left)" : "");
+            snprintf(head, sizeof head, "%s => %s%s%s", a, b,
+                     (s->flags & IC_RED_DST_LEFT) ? " (dst left)" : "",
+                     (s->flags & IC_RED_EXACT) ? " (exact)" : "");
             break;
         }
         fprintf(out, "  #%-3zu %-6s  %-34s %8zu B", i,

@@ -16,7 +16,8 @@ void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *s
     /* Exact sides (IC_REPRODUCIBLE): the NaN-exact kernels too. */
     void (*apply)(const ic_op_t *, ic_datatype_t, const void *, void *, size_t) =
         pl->exact_sides ? ic_reduce_apply_exact : ic_reduce_apply;
-    if (!(s->flags & IC_RED_DST_LEFT) || (pl->op->commutative && !pl->exact_sides)) {
+    bool exact = pl->exact_sides || (s->flags & IC_RED_EXACT) || !pl->op->commutative;
+    if (!(s->flags & IC_RED_DST_LEFT) || !exact) {
         apply(pl->op, pl->dtype, src, dst, count);
         return;
     }

@@ -69,6 +69,11 @@ static inline ic_loc_t ic_loc_add(ic_loc_t l, size_t off)
  * computes into src and copies back, so src must be scratch or
  * receive-buffer bytes the plan may clobber. */
 #define IC_RED_DST_LEFT 0x1u
+/* With IC_RED_DST_LEFT: keep the sides even for a commutative op (as the
+ * plan's exact_sides does for every step), so that the kernel's in operand
+ * is dst's value: two ranks computing "a (op) b" from opposite sides then
+ * get the same bits, NaN payloads and zero signs included. */
+#define IC_RED_EXACT 0x2u
 
 typedef struct ic_step {
     uint8_t kind;    /* ic_step_kind_t */

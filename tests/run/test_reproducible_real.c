@@ -18,9 +18,10 @@
  * with ic_comm_set_reproducible (the environment need not reach ranks on
  * other hosts): the MPI transport between (pretend) hosts.
  * Part 2, reproducible mode off: every allreduce entry that applies runs
- * three times on the same finite inputs; every run must give the first
- * run's bits, and every rank the same bits (hashes compared by an
- * allgather).
+ * a sum three times and a min once on the same adversarial inputs; every
+ * sum must give the first one's bits, and every rank the same bits for
+ * both (hashes compared by an allgather), NaN payloads and the sign of
+ * zero included.
  */
 #include "canonical.h"
 
@@ -174,30 +175,26 @@ static void part2(ic_comm_t *comm)
     double *in = malloc(n * sizeof(double)), *first = malloc(n * sizeof(double)),
            *out = malloc(n * sizeof(double));
     uint64_t *hashes = malloc(sizeof(uint64_t) * (size_t)p);
-    /* Finite, non-zero values: a ring of two members (pfr on 2 or 2 x 2)
-     * may give NaN payloads and zero signs that differ by rank, as
-     * documented (ring_allreduce.c, docs/reproducibility.md). */
-    for (size_t i = 0; i < n; i++) {
-        double v = canon_value(5, r, i, IC_DOUBLE);
-        in[i] = isfinite(v) && v != 0 ? v : 1.0 + r + (double)(i % 7);
-    }
+    canon_fill(5, r, 0, n, IC_DOUBLE, in); /* NaN payloads and signed zeros too */
     for (size_t a = 0; a < ncat; a++) {
         if (cat[a].coll != IC_COLL_ALLREDUCE || ((cat[a].flags & IC_ALGO_POW2) && (p & (p - 1))))
             continue;
         ic_comm_set_algorithm(comm, IC_COLL_ALLREDUCE, cat[a].name);
-        for (int run = 0; run < 3; run++) {
-            ic_status_t st = ic_allreduce(in, out, n, IC_DOUBLE, IC_SUM, comm);
+        for (int run = 0; run < 4; run++) {
+            /* Runs 0-2: sum; run 3: min (-0.0 against +0.0 must agree too). */
+            const ic_op_t *op = run < 3 ? IC_SUM : IC_MIN;
+            ic_status_t st = ic_allreduce(in, out, n, IC_DOUBLE, op, comm);
             expect(st == IC_OK, "allreduce (default mode)", cat[a].name, n, ic_last_error());
             if (run == 0)
                 memcpy(first, out, n * sizeof(double));
-            else
+            else if (run < 3)
                 expect(memcmp(first, out, n * sizeof(double)) == 0, "allreduce (default mode)",
                        cat[a].name, n, "a repeated call gave other bits");
         }
-        uint64_t h = 0xcbf29ce484222325ull;
-        const unsigned char *b = (const unsigned char *)first;
+        uint64_t h = 0xcbf29ce484222325ull; /* the sum's and the min's bits */
+        const unsigned char *b = (const unsigned char *)first, *m = (const unsigned char *)out;
         for (size_t i = 0; i < n * sizeof(double); i++)
-            h = (h ^ b[i]) * 0x100000001b3ull;
+            h = ((h ^ b[i]) * 0x100000001b3ull ^ m[i]) * 0x100000001b3ull;
         ic_status_t st = ic_allgather(&h, hashes, 1, IC_UINT64, comm);
         bool same = st == IC_OK;
         for (int j = 0; same && j < p; j++)
