@@ -201,7 +201,8 @@ typedef struct shm_transport {
     shm_notice_t *notices; /* notices received: the calls that fail here */
     uint32_t nnotices, capnotices;
     uint32_t nux; /* unexpected messages buffered, over all peers */
-    uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c) */
+    uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c); 0: the host's ranks
+                        * outnumber its cores (no polling phase either) */
     uint16_t free_tickets[SHM_TICKETS]; /* this rank's read gates not in use */
     uint32_t nfree_tickets;
     /* The last calls this rank posted requests for: a message of one of

@@ -14,9 +14,13 @@
  * changed), so no wake-up is lost.  The futex word is in a MAP_SHARED
  * mapping, so the shared (not private) futex operations are used.
  *
- * ops->wait runs three phases: about 2 us of polling the doorbell (a
- * message from a running peer arrives within that time without a system
- * call), then sched_yield()s with a look at the doorbell after each (lets
+ * ops->wait runs three phases: about 2 us of polling the doorbell when
+ * each of the host's ranks can have a core (a message from a running peer
+ * arrives within that time without a system call; when the ranks
+ * outnumber the cores the peer we wait for is likely descheduled behind
+ * us, and polling only delays it: the phase is skipped, which took the
+ * 8-byte floor at 4 ranks on 2 cores from about 8 us to 4-5 us), then
+ * sched_yield()s with a look at the doorbell after each (lets
  * another rank run on an oversubscribed core; 16 ranks on 2 cores depend
  * on it): a few when the host's ranks outnumber the machine's cores, for
  * up to 0.2 ms when each rank can have a core (a yield then returns at
@@ -258,8 +262,11 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
     uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
     ic_tx_guard_release(tt);
-    /* Phase 1: poll. */
-    for (unsigned i = 0;; i++) {
+    /* Phase 1: poll, only with a core per rank (t->yield_ns > 0).  (Polling
+     * also after a wait shorter than the poll, meant for a running peer
+     * that streams chunks, made 8-byte calls at 4 ranks on 2 cores 5-6x
+     * slower: the short waits fed the polling that delays the peers.) */
+    for (unsigned i = 0; t->yield_ns > 0; i++) {
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
             goto out;
         if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
