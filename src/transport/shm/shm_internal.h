@@ -65,6 +65,7 @@ typedef struct shm_hdr {
 typedef struct shm_rank {
     _Alignas(64) atomic_uint doorbell; /* bumped by anyone with news for this rank */
     atomic_uint sleeping;              /* threads of this rank (about to be) in FUTEX_WAIT */
+    atomic_uint idle;                  /* threads of this rank yielding or sleeping in a wait */
     _Alignas(64) atomic_int pid;
     atomic_uint attached;
     atomic_uint failed;
@@ -201,8 +202,8 @@ typedef struct shm_transport {
     shm_notice_t *notices; /* notices received: the calls that fail here */
     uint32_t nnotices, capnotices;
     uint32_t nux; /* unexpected messages buffered, over all peers */
-    uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c); 0: the host's ranks
-                        * outnumber its cores (no polling phase either) */
+    uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c) */
+    bool oversubscribed; /* the host's ranks outnumber its cores (shm_wait.c) */
     uint16_t free_tickets[SHM_TICKETS]; /* this rank's read gates not in use */
     uint32_t nfree_tickets;
     /* The last calls this rank posted requests for: a message of one of
@@ -250,9 +251,11 @@ ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, 
 ic_status_t ic_shm_check_job(shm_transport_t *t);
 ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
 /* How long a wait keeps polling between yields before it sleeps, for
- * nranks ranks on this host: 0.2 ms when each can have a core, else
- * only a few yields (shm_wait.c). */
+ * nranks ranks on this host: 0.2 ms when each can have a core, 0.1 ms
+ * when they outnumber the cores (shm_wait.c). */
 uint64_t ic_shm_yield_ns(int nranks);
+/* True when nranks ranks outnumber the machine's cores. */
+bool ic_shm_oversubscribed(int nranks);
 void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
 int ic_shm_pidfd_open(pid_t pid);

@@ -337,6 +337,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->base.rank = rank;
     t->base.size = size;
     t->yield_ns = ic_shm_yield_ns(size);
+    t->oversubscribed = ic_shm_oversubscribed(size);
     t->next_xfer = 1;
     t->force_scan = 1;
     t->peers = calloc((size_t)size, sizeof(*t->peers));

@@ -14,22 +14,26 @@
  * changed), so no wake-up is lost.  The futex word is in a MAP_SHARED
  * mapping, so the shared (not private) futex operations are used.
  *
- * ops->wait runs three phases: about 2 us of polling the doorbell when
- * each of the host's ranks can have a core (a message from a running peer
- * arrives within that time without a system call; when the ranks
- * outnumber the cores the peer we wait for is likely descheduled behind
- * us, and polling only delays it: the phase is skipped, which took the
- * 8-byte floor at 4 ranks on 2 cores from about 8 us to 4-5 us), then
- * sched_yield()s with a look at the doorbell after each (lets
- * another rank run on an oversubscribed core; 16 ranks on 2 cores depend
- * on it): a few when the host's ranks outnumber the machine's cores, for
- * up to 0.2 ms when each rank can have a core (a yield then returns at
- * once, so this is polling that still gives the core to anything else
- * that wants it; a peer a few microseconds late is met without a futex
- * sleep and its wake-up of tens of microseconds), then FUTEX_WAIT
- * with a timeout of at most SLEEP_MS, after which the flags and the
- * peers' pids are checked again.  So a failure is seen within about
- * SLEEP_MS + CHECK_MS even if nobody rings.
+ * ops->wait runs three phases:
+ *  1. about 2 us of polling the doorbell (a message from a running peer
+ *     arrives within that time without a system call).  When the host's
+ *     ranks outnumber the machine's cores, only while some peer we have
+ *     requests with is working (its rank block's idle count is 0): a peer
+ *     that is itself waiting, or descheduled behind us, is only delayed
+ *     by our polling;
+ *  2. sched_yield()s with a look at the doorbell after each, for up to
+ *     0.2 ms with a core per rank and 0.1 ms with more ranks than cores
+ *     (a yield lets another rank run on an oversubscribed core, 16 ranks
+ *     on 2 cores depend on it, and returns at once when nothing else wants
+ *     the core, so this is polling that still gives the core away); a
+ *     peer a little late is met without a futex sleep and its wake-up of
+ *     tens of microseconds;
+ *  3. FUTEX_WAIT with a timeout of at most SLEEP_MS, after which the flags
+ *     and the peers' pids are checked again.  So a failure is seen within
+ *     about SLEEP_MS + CHECK_MS even if nobody rings.
+ * At 4 ranks on 2 cores this took 8-byte calls from 7-8 us to 3-6 us and
+ * removed the runs of 25-90 us that futex sleeps between steps caused
+ * (before: a fixed 2 us poll, then 4 yields; docs/perf/shm-waits-p4.md).
  *
  * Liveness: the header's job_failed flag (abort, or the launcher stopping
  * the job) and nfailed counter (ranks marked by the launcher, or found
@@ -67,6 +71,7 @@
 
 #define SPIN_NS 2000u
 #define YIELD_NS_ALONE 200000u /* a core each: yield-poll up to 0.2 ms */
+#define YIELD_NS_SHARED 100000u /* more ranks than cores: up to 0.1 ms */
 #define YIELDS 4
 #define SLEEP_MS 5u
 #define CHECK_MS 10u
@@ -254,6 +259,19 @@ static ic_status_t check_all(shm_transport_t *t)
 
 /* The spin, yield and sleep phases of a wait, without the guard; returns
  * with it held again. */
+/* With more ranks than cores: true while a peer we have requests with is
+ * not idle in a wait of its own (it is working, so news may come within
+ * the poll; an idle one can only answer after being rung and scheduled). */
+static bool busy_peer(const shm_transport_t *t, const int *peers, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (atomic_load_explicit(&t->seg.ranks[peers[i]].idle, memory_order_relaxed) == 0)
+            return true;
+    return false;
+}
+
+enum { BUSY_MAX = 64 };
+
 static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigned v0,
                                   double timeout_s)
 {
@@ -261,21 +279,34 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
     ic_status_t st = IC_OK;
     uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
+    /* The peers with requests in flight (read under the guard). */
+    int peers[BUSY_MAX], npeers = 0;
+    for (int i = 0; t->oversubscribed && i < tt->size && npeers <= BUSY_MAX; i++)
+        if (t->peers[i].npending > 0 && i != tt->rank) {
+            if (npeers < BUSY_MAX)
+                peers[npeers] = i;
+            npeers++;
+        }
+    atomic_uint *idle = &t->seg.ranks[tt->rank].idle;
+    bool idled = false;
     ic_tx_guard_release(tt);
-    /* Phase 1: poll, only with a core per rank (t->yield_ns > 0).  (Polling
-     * also after a wait shorter than the poll, meant for a running peer
-     * that streams chunks, made 8-byte calls at 4 ranks on 2 cores 5-6x
-     * slower: the short waits fed the polling that delays the peers.) */
-    for (unsigned i = 0; t->yield_ns > 0; i++) {
+    /* Phase 1: poll; with more ranks than cores only while a peer we wait
+     * on is working. */
+    for (unsigned i = 0;; i++) {
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
             goto out;
+        if (t->oversubscribed && (i & 15) == 0 && npeers <= BUSY_MAX &&
+            !busy_peer(t, peers, npeers))
+            break;
         if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
             break;
         cpu_relax();
     }
-    /* Phase 2: let other ranks on this core run; with a core per rank,
-     * go on polling between yields for up to t->yield_ns (a yield returns
-     * at once when nothing else wants the core). */
+    /* Phase 2: let other ranks on this core run, polling between yields
+     * for up to t->yield_ns (a yield returns at once when nothing else
+     * wants the core). */
+    atomic_fetch_add(idle, 1);
+    idled = true;
     for (int i = 0;; i++) {
         sched_yield();
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
@@ -300,16 +331,22 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
             goto out;
     }
 out:
+    if (idled)
+        atomic_fetch_sub(idle, 1);
     ic_tx_guard_take(tt);
     return st;
 }
 
-uint64_t ic_shm_yield_ns(int nranks)
+bool ic_shm_oversubscribed(int nranks)
 {
     /* The machine's cores, not this process's affinity: a launcher that
      * binds each rank to its own core leaves one in the mask. */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    return nranks <= ncpu ? YIELD_NS_ALONE : 0;
+    return nranks > sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+uint64_t ic_shm_yield_ns(int nranks)
+{
+    return ic_shm_oversubscribed(nranks) ? YIELD_NS_SHARED : YIELD_NS_ALONE;
 }
 
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
