@@ -257,8 +257,6 @@ static ic_status_t check_all(shm_transport_t *t)
     return st;
 }
 
-/* The spin, yield and sleep phases of a wait, without the guard; returns
- * with it held again. */
 /* With more ranks than cores: true while a peer we have requests with is
  * not idle in a wait of its own (it is working, so news may come within
  * the poll; an idle one can only answer after being rung and scheduled). */
@@ -270,8 +268,10 @@ static bool busy_peer(const shm_transport_t *t, const int *peers, int n)
     return false;
 }
 
-enum { BUSY_MAX = 64 };
+enum { BUSY_MAX = 64 }; /* more peers in flight: poll as with a core each */
 
+/* The spin, yield and sleep phases of a wait, without the guard; returns
+ * with it held again. */
 static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigned v0,
                                   double timeout_s)
 {
