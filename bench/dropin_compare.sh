@@ -6,7 +6,7 @@
 #   bench/dropin_compare.sh [--impl openmpi|mpich|both] [-p 2,4] [--hosts 3x2|none]
 #                           [--sizes 8,4K,64K,1M,16M] [--reps 5] [--host-reps 3]
 #                           [--colls all|bcast,...] [--build DIR] [--stall 60]
-#                           [--sync mpi|pmpi]
+#                           [--sync mpi|pmpi] [--name PREFIX]
 #   bench/dropin_compare.sh --report bench/results/dropin-DATE-HOST.csv
 #
 # Builds what it needs: Debian's Open MPI and MPICH (scripts/deps.sh mpi)
@@ -45,6 +45,9 @@
 #   docs/perf/dropin-<impl>-<p2|p4|3x2>-{times,ratio}.png (bench/dropin_plot.gp)
 # --report CSV only remakes the tables and figures from a CSV.
 #
+# --name PREFIX: files are named PREFIX-... instead of dropin-... (bench/compare
+# uses it so that its runs leave the drop-in's own tables alone).
+#
 # --sync pmpi: the benchmark's timing barrier and its allreduce of the
 # times are PMPI_Barrier / PMPI_Allreduce, MPI's own in both runs, so that
 # only the timed call differs (default mpi: MPI_Barrier, which the drop-in
@@ -60,7 +63,7 @@ ALL_COLLS="bcast reduce allreduce scatter scatterv gather gatherv allgather allg
 ALL_COLLS+=" reduce_scatter reduce_scatter_block alltoall alltoallv barrier scan exscan"
 
 impl_arg=both ps=2,4 hosts_arg=3x2 sizes_arg=8,4K,64K,1M,16M reps=5 host_reps=3
-colls_arg=all build=$here/build-bench stall=60 done_grace=30 report_csv="" sync=mpi
+colls_arg=all build=$here/build-bench stall=60 done_grace=30 report_csv="" sync=mpi name=dropin
 cmdline="bench/dropin_compare.sh${*:+ $*}"
 
 usage() { sed -n '2,10p' "$0" >&2; exit 2; }
@@ -78,6 +81,7 @@ while (($#)); do
         --stall) stall=$2 ;;
         --report) report_csv=$2 ;;
         --sync) sync=$2 ;;
+        --name) name=$2 ;;
         *) usage ;;
     esac
     shift 2
@@ -288,8 +292,8 @@ write_md() {
                 }
             }' "$agg"
             echo
-            echo "![times, $impl $cfg](dropin-$impl$tag-$cfg-times.png)"
-            echo "![ratios, $impl $cfg](dropin-$impl$tag-$cfg-ratio.png)"
+            echo "![times, $impl $cfg]($name-$impl$tag-$cfg-times.png)"
+            echo "![ratios, $impl $cfg]($name-$impl$tag-$cfg-ratio.png)"
         done
         echo
         echo "Command: \`$(grep -m1 '^# command: ' "$log" 2>/dev/null | sed 's/^# command: //' || true)\`"
@@ -326,7 +330,7 @@ plot_cfg() {
         printf '"%s" %s, ' "$(human "$b")" "$b"; done | sed 's/, $//'))"
     [[ $xt != "()" ]] || xt="(\"8\" 8)"
     if gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo; then term='pngcairo font "sans,9"'; else term='png small'; fi
-    local label="$impl, $cfg" pfx=docs/perf/dropin-$impl$tag-$cfg
+    local label="$impl, $cfg" pfx=docs/perf/$name-$impl$tag-$cfg
     [[ $cfg == p* ]] && label="$impl, p = ${cfg#p}, one host" || label="$impl, $cfg pretend hosts"
     [[ -z $tag ]] || label+=", timing barrier PMPI_Barrier"
     gnuplot -e "dat='$dat'; out='$pfx-times.png'; kind='times'; term='$term'; colls='$list'; empty='$empty'; xt='$xt'; ttl='MPI collectives with and without the intercom drop-in: $label (median over repetitions)'" \
@@ -344,8 +348,8 @@ report() {
     agg=$tmp/agg.txt
     aggregate "$csv" > "$agg"
     for impl in $(awk '{ print $1 }' "$agg" | awk '!s[$0]++'); do
-        write_md "$impl" "$agg" "$csv" "docs/perf/dropin-$impl$tag.md"
-        echo "dropin_compare: docs/perf/dropin-$impl$tag.md"
+        write_md "$impl" "$agg" "$csv" "docs/perf/$name-$impl$tag.md"
+        echo "dropin_compare: docs/perf/$name-$impl$tag.md"
         for cfg in $(awk -v i="$impl" '$1 == i { print $2 }' "$agg" | awk '!s[$0]++'); do
             plot_cfg "$impl" "$cfg" "$agg" "$tmp" || echo "dropin_compare: figures of $impl $cfg failed" >&2
         done
@@ -354,7 +358,8 @@ report() {
 }
 
 if [[ -n $report_csv ]]; then
-    [[ ${report_csv##*/} != dropin-pmpi-* ]] || tag=-pmpi
+    [[ ${report_csv##*/} != *-pmpi-* ]] || tag=-pmpi
+    [[ ${report_csv##*/} != compare-* ]] || name=compare
     report "$report_csv"
     exit
 fi
@@ -382,7 +387,7 @@ done
 # Runs.
 
 mkdir -p bench/results
-stamp=dropin$tag-$(date +%Y-%m-%d)-$(hostname -s)
+stamp=$name$tag-$(date +%Y-%m-%d)-$(hostname -s)
 csv=bench/results/$stamp.csv
 k=2
 while [[ -e $csv ]]; do csv=bench/results/$stamp-$k.csv; k=$((k + 1)); done
