@@ -62,8 +62,8 @@ static void run_one(ic_comm_t *comm, ic_coll_t coll, const char *algo, size_t co
     if (coll == IC_COLL_REDUCE_SCATTER || coll == IC_COLL_REDUCE_SCATTER_BLOCK) {
         n = 0;
         for (int j = 0; j < p; j++) {
-            counts[j] = coll == IC_COLL_REDUCE_SCATTER_BLOCK || (j + seed) % 3 ? count + j % 2 : 0;
-            counts[j] = coll == IC_COLL_REDUCE_SCATTER_BLOCK ? count : counts[j];
+            counts[j] = coll == IC_COLL_REDUCE_SCATTER_BLOCK ? count
+                        : (j + seed) % 3 ? count + j % 2 /* uneven, a third empty */ : 0;
             off += j < r ? counts[j] : 0;
             n += counts[j];
         }
