@@ -342,8 +342,10 @@ static int do_picture(const opts_t *o)
 
 static void csv_row(FILE *f, const opts_t *o, const char *algo, size_t n, const cell_t *x)
 {
-    fprintf(f, "%s,%s,%s,%zu,%.6f,%u,%zu,%zu,%.6f\n", ic_coll_name(o->coll), algo, x->chosen, n,
-            x->time, x->load, x->msgs, x->bytes, x->wall);
+    fprintf(f, o->exact ? "%s,%s,%s,%zu,%.17g,%u,%zu,%zu,%.6f\n"
+                        : "%s,%s,%s,%zu,%.6f,%u,%zu,%zu,%.6f\n",
+            ic_coll_name(o->coll), algo, x->chosen, n, x->time, x->load, x->msgs, x->bytes,
+            x->wall);
 }
 
 /* Every size and algorithm into res; returns the exit status. */

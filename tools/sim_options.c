@@ -26,7 +26,7 @@ static const char usage_text[] =
     "         [--elem uint8|float|double|int32] [--root R]\n"
     "         [--csv FILE] [--plot FILE.png] [--title TEXT]\n"
     "         [--picture FILE.png [--picture-algo NAME] [--picture-size BYTES]\n"
-    "          [--picture-step K]] [--check] [--quiet]\n";
+    "          [--picture-step K]] [--check] [--exact] [--quiet]\n";
 
 static const char help_text[] =
     "\n"
@@ -65,6 +65,8 @@ static const char help_text[] =
     "             --picture-size) size, and its step table\n"
     "  --check    move real data (p buffers of the collective's size) so the engine\n"
     "             checks matching and bounds\n"
+    "  --exact    times in the CSV with 17 significant digits, enough to compare two\n"
+    "             engines bit for bit (scripts/sim_same.sh)\n"
     "  --quiet    no progress lines on stderr\n";
 
 /* A bad option or value: the message, the synopsis, exit status 2. */
@@ -266,6 +268,7 @@ static const optdef_t optdefs[] = {
     {"--price-no-links", O_FLAG, F(price_no_links), 0, 0},
     {"--reproducible", O_FLAG, F(reproducible), 0, 0},
     {"--check", O_FLAG, F(check), 0, 0},       {"--setup-overlap", O_FLAG, F(setup_overlap), 0, 0},       {"--quiet", O_FLAG, F(quiet), 0, 0},
+    {"--exact", O_FLAG, F(exact), 0, 0},
     {"--alpha", O_NUM, F(m.alpha), 0, 0},      {"--beta", O_NUM, F(m.beta), 0, 0},
     {"--gamma", O_NUM, F(m.gamma), 0, 0},      {"--delta", O_NUM, F(m.delta), 0, 0},
     {"--beta-net", O_NUM, F(beta_net), 0, 0},  {"--hop", O_NUM, F(hop), 0, 0},

@@ -14,6 +14,7 @@
 typedef struct opts {
     ic_net_t net;
     bool have_net, all_port, no_contention, setup_overlap, price_no_links, check, quiet;
+    bool exact;        /* --exact: CSV times with 17 significant digits */
     bool reproducible; /* --reproducible: IC_REPRODUCIBLE's canonical-order entries only */
     double beta_net, hop;
     ic_switching_t sw;
