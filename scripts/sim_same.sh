@@ -44,7 +44,7 @@ if [ "$quick" != --quick ]; then
     scen+=("--mesh 64x64 --coll allreduce --algos dr --sizes 1M")
     scen+=("--torus 64x64 --coll allreduce --algos pfr,hybrid,reduce_bcast --sizes 8")
     scen+=("--hypercube 12 --coll allreduce --algos pfr,hybrid,reduce_bcast --sizes 8")
-    scen+=("--mesh 32x32 --coll alltoall --algos all --sizes 64K")
+    scen+=("--mesh 16x16 --coll alltoall --algos all --sizes 64K")
 fi
 
 fail=0 same=0

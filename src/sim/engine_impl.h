@@ -10,13 +10,33 @@
 
 #include <stdlib.h>
 
+/* A plan in the engine's compact form, made as soon as the plan is built
+ * (engine_build.c), in three groups freed as set-up no longer needs them:
+ * what pass 1 reads (kind, dependency count, bytes), what matching reads
+ * (peer, tag and the receives sorted by (peer, tag)) and the dependency
+ * lists (pass 2).  About 20 bytes per step where the plan takes 48 plus
+ * its dependencies, so a large run's plans need not all be held at once. */
+typedef struct cplan {
+    uint8_t *kind;      /* group 1 */
+    uint8_t *bytes_hi;  /* bytes = bytes_hi * 2^32 + bytes_lo (< 2^40) */
+    uint16_t *ndeps;    /* < 2^16 (a JOIN step gathers more) */
+    uint32_t *bytes_lo;
+    int32_t *peer;      /* group 2 */
+    uint32_t *tag;
+    uint32_t *rindex;   /* RECV steps by (peer, tag) */
+    uint32_t nrecv;
+    uint32_t *deps;     /* group 3: each step's dependencies, in step order */
+    void *g1, *g2;      /* the blocks of groups 1 and 2 */
+} cplan_t;
+
 typedef struct inst {
-    ic_plan_t plan;
+    ic_plan_t plan;            /* kept only with data (move) or when borrowed */
     bool borrowed;             /* plan given by the caller (job.plans) */
     int job, crank;
     int node;                  /* world rank: its ports and compute unit */
     int pnode;                 /* physical node: where its links start */
-    size_t base;               /* steps of instances before it (set-up numbering) */
+    size_t nsteps;             /* the plan's steps */
+    cplan_t c;
     unsigned char *buf[IC_BUF_COUNT];
     unsigned char *scratch;    /* owned */
 } inst_t;
@@ -63,21 +83,37 @@ typedef struct flow {
     uint32_t *path, path_cap;
 } flow_t;
 
-/* What the event loop needs of every step, in 48 bytes (the loop touches
- * steps of all ranks in turn: one cache miss per step, not five).  Ids are
- * step-major (engine.c). */
+/* What the event loop needs of every step, in 16 bytes next to its
+ * partner (match) and the time it became ready (ready_at), kept in arrays
+ * of their own so set-up can fill them one after the other.  Ids are
+ * step-major (engine.c); a step's index in its plan is not stored
+ * (ic_sim_local finds it). */
 typedef struct gstep {
-    double ready_at;
-    size_t bytes;
-    uint32_t remaining;   /* unmet dependencies */
     uint32_t succ_first;  /* successors: succ[succ_first .. next step's) */
-    uint32_t match;       /* SEND <-> RECV partner (UINT32_MAX: none yet) */
     uint32_t inst;        /* owner */
-    uint32_t local;       /* index in the owner's plan */
-    uint8_t kind;         /* ic_step_kind_t */
-    uint8_t ready;        /* SEND/RECV posted */
-    uint8_t started;      /* SEND: its message started */
+    uint32_t remaining : 16; /* unmet dependencies */
+    uint32_t kind : 3;    /* ic_step_kind_t */
+    uint32_t ready : 1;   /* SEND/RECV posted */
+    uint32_t started : 1; /* SEND: its message started */
+    uint32_t bytes_hi : 8;
+    uint32_t bytes_lo;
 } gstep_t;
+
+enum { IC_SIM_MAX_DEPS = 65535 };
+#define IC_SIM_MAX_BYTES (((uint64_t)1 << 40) - 1)
+
+static inline size_t ic_sim_bytes(const gstep_t *g)
+{
+    return (size_t)((uint64_t)g->bytes_hi << 32 | g->bytes_lo);
+}
+
+/* Step-major numbering (engine.c): instance i's step s is row[s] + pos[i]. */
+typedef struct numbering {
+    size_t *pos;   /* ninst: place in the length order */
+    size_t *order; /* ninst: instances by length, longest first */
+    size_t *row;   /* maxlen + 1: first id of each step index */
+    size_t maxlen;
+} numbering_t;
 
 typedef struct engine {
     const ic_model_t *m;
@@ -89,11 +125,14 @@ typedef struct engine {
     int max_hops;
     inst_t *in;
     size_t ninst, nsteps;
+    size_t *job_first;    /* per job: its rank 0's instance */
     gstep_t *g;           /* nsteps + 1 (the last holds the end of succ) */
+    uint32_t *match;      /* nsteps: SEND <-> RECV partner (UINT32_MAX: none) */
+    double *ready_at;     /* nsteps: when its last dependency completed */
+    numbering_t nb;
     uint32_t *succ;
     uint64_t *first;      /* steps without dependencies, in (instance, step) order */
     size_t nfirst;
-    bool steps_gone;      /* no data: the plans' steps were freed after linking */
     event_t *heap;
     size_t nheap, heap_cap, seq, done_steps;
     double *send_free, *recv_free, *compute_free; /* per world rank */
@@ -174,12 +213,33 @@ ic_status_t ic_sim_engine_run(engine_t *e);
 /* Frees what engine_run.c allocated. */
 void ic_sim_engine_run_free(engine_t *e);
 
+/* Index of step gid in its plan. */
+static inline size_t ic_sim_local(const engine_t *e, size_t gid)
+{
+    size_t lo = 0, hi = e->nb.maxlen; /* row[lo] <= gid < row[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->nb.row[mid] <= gid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The plan step of gid (only with data: the plans are kept then). */
 static inline const ic_step_t *ic_sim_step(const engine_t *e, size_t gid, inst_t **inst)
 {
     inst_t *in = &e->in[e->g[gid].inst];
     if (inst)
         *inst = in;
-    return &in->plan.steps[e->g[gid].local];
+    return &in->plan.steps[ic_sim_local(e, gid)];
 }
+
+/* engine_build.c: every instance's plan built (in parallel) and made
+ * compact; the plans themselves dropped unless data moves or the caller
+ * gave them.  Frees of the compact groups (engine.c frees them as it goes). */
+ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, int njobs);
+void ic_sim_cplan_free(cplan_t *c);
 
 #endif

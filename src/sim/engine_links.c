@@ -74,7 +74,7 @@ static uint32_t slot_new(engine_t *e, size_t sg, int h, double bytes)
 static int slot_end(engine_t *e, uint32_t id, double t)
 {
     flow_t *f = &e->fl[id];
-    size_t sg = f->sg, rg = e->g[sg].match;
+    size_t sg = f->sg, rg = e->match[sg];
     for (int k = 0; k < f->hops; k++)
         e->load[f->path[k]]--;
     int err = u32vec_push(&e->fl_free, id);
@@ -156,7 +156,7 @@ int ic_sim_flow_end(engine_t *e, uint32_t id, double t)
     /* Its ports were held open-ended: free now. */
     size_t sg = f->sg;
     e->send_free[e->in[e->g[sg].inst].node] = t;
-    e->recv_free[e->in[e->g[e->g[sg].match].inst].node] = t;
+    e->recv_free[e->in[e->g[e->match[sg]].inst].node] = t;
     int err = slot_end(e, id, t); /* loads down first */
     return err | reprice_path(e, f->path, f->hops, UINT32_MAX, t);
 }
@@ -189,7 +189,7 @@ int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes)
 static int circuit_go(engine_t *e, uint32_t id, double t)
 {
     flow_t *f = &e->fl[id];
-    int sn = e->in[e->g[f->sg].inst].node, rn = e->in[e->g[e->g[f->sg].match].inst].node;
+    int sn = e->in[e->g[f->sg].inst].node, rn = e->in[e->g[e->match[f->sg]].inst].node;
     double go = t;
     int err = 0;
     if (e->overlap) {

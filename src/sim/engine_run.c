@@ -96,7 +96,7 @@ static int add_candidate(engine_t *e, size_t sg)
 {
     if (e->net && e->net->all_port)
         return idvec_push(&e->fresh, sg);
-    int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->g[sg].match].inst].node;
+    int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->match[sg]].inst].node;
     int err = idvec_push(&e->sendq[sn], sg);
     err |= idvec_push(&e->recvq[rn], sg);
     ic_sim_dirty(e, sn, &err);
@@ -107,21 +107,21 @@ static int add_candidate(engine_t *e, size_t sg)
 static int make_ready(engine_t *e, size_t gid, double t)
 {
     gstep_t *g = &e->g[gid];
-    g->ready_at = t;
+    e->ready_at[gid] = t;
     switch ((ic_step_kind_t)g->kind) {
     case IC_STEP_SEND:
     case IC_STEP_RECV:
         g->ready = 1;
-        if (!e->g[g->match].ready)
+        if (!e->g[e->match[gid]].ready)
             return 0;
-        return add_candidate(e, g->kind == IC_STEP_SEND ? gid : g->match);
+        return add_candidate(e, g->kind == IC_STEP_SEND ? gid : e->match[gid]);
     case IC_STEP_JOIN:
         return ic_sim_push(e, t, EV_STEP, gid, 0);
     default: {
         inst_t *in = &e->in[g->inst];
         double rate = g->kind == IC_STEP_COPY ? e->m->delta : e->m->gamma;
         double start = t > e->compute_free[in->node] ? t : e->compute_free[in->node];
-        double end = start + (double)g->bytes * rate;
+        double end = start + (double)ic_sim_bytes(g) * rate;
         e->compute_free[in->node] = end;
         if (e->move) { /* the plan's step only now (scale runs never read it) */
             const ic_step_t *s = ic_sim_step(e, gid, NULL);
@@ -139,7 +139,7 @@ static int route_of(engine_t *e, size_t sg)
 {
     if (!e->nlinks)
         return 0;
-    int a = e->in[e->g[sg].inst].pnode, b = e->in[e->g[e->g[sg].match].inst].pnode;
+    int a = e->in[e->g[sg].inst].pnode, b = e->in[e->g[e->match[sg]].inst].pnode;
     return ic_net_route(e->net, a, b, e->route, e->max_hops);
 }
 
@@ -165,11 +165,11 @@ int ic_sim_complete(engine_t *e, size_t gid, double t)
         }
     }
     for (uint32_t k = e->g[gid].succ_first; k < e->g[gid + 1].succ_first; k++) {
-        gstep_t *nx = &e->g[e->succ[k]];
-        if (t > nx->ready_at)
-            nx->ready_at = t;
-        if (--nx->remaining == 0)
-            err |= make_ready(e, e->succ[k], nx->ready_at);
+        uint32_t x = e->succ[k];
+        if (t > e->ready_at[x])
+            e->ready_at[x] = t;
+        if (--e->g[x].remaining == 0)
+            err |= make_ready(e, x, e->ready_at[x]);
     }
     return err;
 }
@@ -230,9 +230,9 @@ static bool ports_free(const engine_t *e, int sn, int rn, double t)
  * when out of memory. */
 static int try_start(engine_t *e, size_t sg, double t)
 {
-    size_t rg = e->g[sg].match;
+    size_t rg = e->match[sg];
     inst_t *si = &e->in[e->g[sg].inst], *ri = &e->in[e->g[rg].inst];
-    size_t nbytes = e->g[sg].bytes;
+    size_t nbytes = ic_sim_bytes(&e->g[sg]);
     bool one_port = !(e->net && e->net->all_port);
     if (one_port && !ports_free(e, si->node, ri->node, t))
         return 0;
@@ -279,14 +279,14 @@ static int cand_cmp(const void *pa, const void *pb)
     const engine_t *e = sort_ctx;
     size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
     const gstep_t *a = &e->g[x], *b = &e->g[y];
-    if (a->ready_at != b->ready_at)
-        return a->ready_at < b->ready_at ? -1 : 1;
+    if (e->ready_at[x] != e->ready_at[y])
+        return e->ready_at[x] < e->ready_at[y] ? -1 : 1;
     int nx = e->in[a->inst].node, ny = e->in[b->inst].node;
     if (nx != ny)
         return nx < ny ? -1 : 1;
     if (a->inst != b->inst)
         return a->inst < b->inst ? -1 : 1;
-    return a->local < b->local ? -1 : (a->local > b->local);
+    return x < y ? -1 : (x > y); /* one instance: ids go with its steps */
 }
 
 /* Moves the unstarted messages of q whose ports are free into collect,
@@ -300,7 +300,7 @@ static int gather_queue(engine_t *e, idvec_t *q, double t)
         if (e->g[sg].started)
             continue;
         q->v[keep++] = sg;
-        int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->g[sg].match].inst].node;
+        int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->match[sg]].inst].node;
         if (ports_free(e, sn, rn, t))
             err |= idvec_push(&e->collect, sg);
     }
@@ -381,13 +381,14 @@ static ic_status_t set_up(engine_t *e)
     e->recvq = calloc(nodes + 1, sizeof(idvec_t));
     e->is_dirty = calloc(nodes + 1, 1);
     e->route = malloc(((size_t)e->max_hops + 1) * sizeof(uint32_t));
+    e->ready_at = calloc(e->nsteps + 1, sizeof(double));
     if (e->overlap) {
         e->setup_free = calloc(nodes + 1, sizeof(double));
         e->rsetup_free = calloc(nodes + 1, sizeof(double));
         if (!e->setup_free || !e->rsetup_free)
             return IC_ERR_NO_MEM;
     }
-    if (!e->sendq || !e->recvq || !e->is_dirty || !e->route)
+    if (!e->sendq || !e->recvq || !e->is_dirty || !e->route || !e->ready_at)
         return IC_ERR_NO_MEM;
     if (e->nlinks) {
         e->load = calloc((size_t)e->nlinks, sizeof(uint32_t));
@@ -449,10 +450,10 @@ ic_status_t ic_sim_engine_run(engine_t *e)
                 continue;
             const inst_t *in = &e->in[x->inst];
             return ic_set_error(IC_ERR_INTERNAL,
-                                "ic_sim_run: deadlock: job %d rank %d step %u (%s with %d) "
-                                "never ran", in->job, in->crank, x->local,
+                                "ic_sim_run: deadlock: job %d rank %d step %zu (%s with %d) "
+                                "never ran", in->job, in->crank, ic_sim_local(e, g),
                                 ic_step_kind_name((ic_step_kind_t)x->kind),
-                                e->in[e->g[x->match].inst].crank);
+                                e->in[e->g[e->match[g]].inst].crank);
         }
         return ic_set_error(IC_ERR_INTERNAL, "ic_sim_run: deadlock: %zu of %zu steps ran",
                             e->done_steps, e->nsteps);

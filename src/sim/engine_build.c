@@ -1,0 +1,317 @@
+/*
+ * engine_build.c — the engine's first set-up stage: every instance's plan
+ * built, checked against its buffers and turned at once into the compact
+ * form the rest of the set-up reads (cplan_t, engine_impl.h).  Plans are
+ * independent, so up to 8 threads build them; when only timing, a plan is
+ * dropped as soon as it is compact, so the build's peak is the compact
+ * forms (about 20 bytes per step) plus one plan per thread, not every plan
+ * at once (48 bytes per step and its dependencies).
+ */
+#include "sim/engine_impl.h"
+
+#include "algo/validate.h"
+#include "base/status.h"
+#include "select/catalog.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static ic_status_t check_bounds(const ic_sim_job_t *j, int jid, int i, const ic_plan_t *pl)
+{
+    for (size_t k = 0; k < pl->nsteps; k++) {
+        const ic_step_t *s = &pl->steps[k];
+        if (s->kind != IC_STEP_SEND && s->dst.buf == IC_BUF_SEND)
+            return ic_set_error(IC_ERR_INTERNAL,
+                                "ic_sim_run: job %d rank %d step %zu writes the send buffer",
+                                jid, i, k);
+    }
+    size_t sb = j->sendbytes ? j->sendbytes[i] : SIZE_MAX;
+    size_t rb = j->recvbytes ? j->recvbytes[i] : SIZE_MAX;
+    if (pl->buf_bytes[IC_BUF_SEND] > sb || pl->buf_bytes[IC_BUF_RECV] > rb ||
+        pl->buf_bytes[IC_BUF_SCRATCH] > pl->scratch_bytes)
+        return ic_set_error(IC_ERR_INTERNAL,
+                            "ic_sim_run: job %d rank %d (%s/%s) reaches byte %zu of send (has "
+                            "%zu), %zu of recv (has %zu), %zu of scratch (has %zu)",
+                            jid, i, ic_coll_name(pl->coll), pl->algo,
+                            pl->buf_bytes[IC_BUF_SEND], sb, pl->buf_bytes[IC_BUF_RECV], rb,
+                            pl->buf_bytes[IC_BUF_SCRATCH], pl->scratch_bytes);
+    return IC_OK;
+}
+
+void ic_sim_cplan_free(cplan_t *c)
+{
+    free(c->g1);
+    free(c->g2);
+    free(c->deps);
+    memset(c, 0, sizeof(*c));
+}
+
+typedef struct rkey {
+    uint64_t key; /* peer << 32 | tag */
+    uint32_t local;
+} rkey_t;
+
+static int rkey_cmp(const void *pa, const void *pb)
+{
+    const rkey_t *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->local < b->local ? -1 : (a->local > b->local);
+}
+
+/* The receives of in by (peer, tag) into c->rindex; a peer and tag posted
+ * twice is an error. */
+static ic_status_t sort_receives(inst_t *in, const ic_plan_t *pl)
+{
+    cplan_t *c = &in->c;
+    if (c->nrecv == 0)
+        return IC_OK;
+    rkey_t *k = malloc(c->nrecv * sizeof(*k));
+    if (!k)
+        return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    size_t n = 0;
+    for (size_t j = 0; j < pl->nsteps; j++)
+        if (pl->steps[j].kind == IC_STEP_RECV)
+            k[n++] = (rkey_t){(uint64_t)(uint32_t)pl->steps[j].peer << 32 | pl->steps[j].tag,
+                              (uint32_t)j};
+    qsort(k, n, sizeof(*k), rkey_cmp);
+    ic_status_t st = IC_OK;
+    for (size_t r = 0; r < n && st == IC_OK; r++) {
+        if (r > 0 && k[r].key == k[r - 1].key)
+            st = ic_set_error(IC_ERR_INTERNAL,
+                              "ic_sim_run: job %d rank %d posts two receives from %d with tag "
+                              "%u", in->job, in->crank, (int)(k[r].key >> 32),
+                              (uint32_t)k[r].key);
+        c->rindex[r] = k[r].local;
+    }
+    free(k);
+    return st;
+}
+
+/* in's plan in compact form (in->c, in->nsteps). */
+static ic_status_t compact(inst_t *in)
+{
+    const ic_plan_t *pl = &in->plan;
+    size_t n = pl->nsteps;
+    cplan_t *c = &in->c;
+    size_t nrecv = 0, ndeps = 0;
+    for (size_t j = 0; j < n; j++) {
+        const ic_step_t *s = &pl->steps[j];
+        if (s->ndeps > IC_SIM_MAX_DEPS || (uint64_t)s->bytes > IC_SIM_MAX_BYTES)
+            return ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d step %zu has %u "
+                                "dependencies and %zu bytes: the engine takes at most %d "
+                                "(a JOIN step gathers more) and 2^40 - 1", in->job, in->crank,
+                                j, s->ndeps, s->bytes, IC_SIM_MAX_DEPS);
+        nrecv += s->kind == IC_STEP_RECV;
+        ndeps += s->ndeps;
+    }
+    if (n >= UINT32_MAX || ndeps >= UINT32_MAX)
+        return ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d has %zu steps: more than "
+                            "the engine's 2^32 - 1", in->job, in->crank, n);
+    in->nsteps = n;
+    c->nrecv = (uint32_t)nrecv;
+    c->g1 = malloc(8 * n + 1);
+    c->g2 = malloc(8 * n + 4 * nrecv + 1);
+    c->deps = malloc(4 * ndeps + 1);
+    if (!c->g1 || !c->g2 || !c->deps)
+        return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    c->bytes_lo = c->g1;
+    c->ndeps = (uint16_t *)(c->bytes_lo + n);
+    c->kind = (uint8_t *)(c->ndeps + n);
+    c->bytes_hi = c->kind + n;
+    c->peer = c->g2;
+    c->tag = (uint32_t *)(c->peer + n);
+    c->rindex = c->tag + n;
+    size_t d = 0;
+    for (size_t j = 0; j < n; j++) {
+        const ic_step_t *s = &pl->steps[j];
+        c->kind[j] = s->kind;
+        c->ndeps[j] = (uint16_t)s->ndeps;
+        c->bytes_lo[j] = (uint32_t)s->bytes;
+        c->bytes_hi[j] = (uint8_t)((uint64_t)s->bytes >> 32);
+        c->peer[j] = s->peer;
+        c->tag[j] = s->tag;
+        for (uint32_t k = 0; k < s->ndeps; k++)
+            c->deps[d++] = pl->deps[s->dep_first + k];
+    }
+    return sort_receives(in, pl);
+}
+
+/* Plans are built in parallel (they are independent) by up to 8 threads
+ * when there are many; IC_SIM_THREADS=n overrides the count.  The error
+ * reported is the lowest-numbered instance's, as a serial build would. */
+typedef struct build_ctx {
+    engine_t *e;
+    ic_sim_job_t *jobs;
+    const ic_choice_t *choice; /* per job */
+    atomic_size_t next;
+    pthread_mutex_t mu;
+    size_t fail_k;             /* lowest failed instance (SIZE_MAX: none) */
+    ic_status_t fail_st;
+    char fail_msg[512];
+} build_ctx_t;
+
+static ic_status_t build_one(build_ctx_t *c, size_t k)
+{
+    inst_t *in = &c->e->in[k];
+    ic_sim_job_t *jb = &c->jobs[in->job];
+    ic_status_t st = IC_OK;
+    if (!jb->plans) {
+        const char *fn = jb->caller ? jb->caller : "ic_sim_run";
+        st = ic_validate_args(fn, &jb->args[in->crank], in->crank, jb->size);
+        if (st == IC_OK)
+            st = ic_plan_build_choice(fn, &jb->args[in->crank], in->crank, jb->size,
+                                      &c->choice[in->job], &in->plan);
+    }
+    if (st == IC_OK)
+        st = check_bounds(jb, in->job, in->crank, &in->plan);
+    if (st == IC_OK)
+        st = compact(in);
+    /* Timing only: the plan is not read again. */
+    if (st == IC_OK && !c->e->move && !in->borrowed)
+        ic_plan_release(&in->plan);
+    return st;
+}
+
+enum { BUILD_CHUNK = 16 };
+
+static void *build_worker(void *arg)
+{
+    build_ctx_t *c = arg;
+    for (;;) {
+        size_t k0 = atomic_fetch_add(&c->next, BUILD_CHUNK);
+        if (k0 >= c->e->ninst)
+            return NULL;
+        size_t k1 = k0 + BUILD_CHUNK < c->e->ninst ? k0 + BUILD_CHUNK : c->e->ninst;
+        for (size_t k = k0; k < k1; k++) {
+            ic_status_t st = build_one(c, k);
+            if (st == IC_OK)
+                continue;
+            pthread_mutex_lock(&c->mu);
+            if (k < c->fail_k) {
+                c->fail_k = k;
+                c->fail_st = st;
+                snprintf(c->fail_msg, sizeof c->fail_msg, "%s", ic_last_error());
+            }
+            pthread_mutex_unlock(&c->mu);
+            return NULL;
+        }
+    }
+}
+
+/* IC_SIM_THREADS: a plain decimal in 1..1024 (else an error naming it);
+ * unset: the CPUs.  At most 8 are used, and 1 below 256 instances. */
+static ic_status_t build_threads(size_t ninst, int *out)
+{
+    const char *env = getenv("IC_SIM_THREADS");
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        n = strtol(env, &end, 10);
+        if (errno || *end || end == env || n < 1 || n > 1024 || env[0] == '+' || env[0] == ' ')
+            return ic_set_error(IC_ERR_ARG, "IC_SIM_THREADS='%.32s' is not a number of threads "
+                                            "in 1..1024", env);
+    }
+    if (ninst < 256 || n < 1)
+        n = 1;
+    *out = (int)(n > 8 ? 8 : n);
+    return IC_OK;
+}
+
+/* Builds every instance's plan (in parallel) into c->e->in. */
+static ic_status_t build_plans(build_ctx_t *c)
+{
+    pthread_t th[8];
+    int nt = 1, started = 0;
+    ic_status_t st = build_threads(c->e->ninst, &nt);
+    if (st != IC_OK)
+        return st;
+    for (; started < nt - 1; started++)
+        if (pthread_create(&th[started], NULL, build_worker, c))
+            break; /* fewer threads: the caller's does the rest */
+    build_worker(c);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (c->fail_k != SIZE_MAX)
+        return ic_set_error(c->fail_st, "%s", c->fail_msg);
+    return IC_OK;
+}
+
+ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, int njobs)
+{
+    for (int j = 0; j < njobs; j++)
+        e->ninst += (size_t)jobs[j].size;
+    e->in = calloc(e->ninst ? e->ninst : 1, sizeof(inst_t));
+    e->job_first = calloc((size_t)njobs + 1, sizeof(size_t));
+    ic_choice_t *choice = calloc((size_t)njobs + 1, sizeof(ic_choice_t));
+    if (!e->in || !e->job_first || !choice) {
+        free(choice);
+        return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    }
+    ic_status_t st = IC_OK;
+    size_t k = 0;
+    for (int j = 0; j < njobs && st == IC_OK; j++) {
+        ic_sim_job_t *jb = &jobs[j];
+        const char *fn = jb->caller ? jb->caller : "ic_sim_run";
+        e->job_first[j] = k;
+        for (int i = 0; i < jb->size && st == IC_OK; i++, k++) {
+            inst_t *in = &e->in[k];
+            in->job = j;
+            in->crank = i;
+            in->node = jb->world ? jb->world[i] : i;
+            if (in->node < 0 || in->node >= world_size)
+                st = ic_set_error(IC_ERR_ARG, "ic_sim_run: job %d rank %d on node %d of %d", j,
+                                  i, in->node, world_size);
+            in->pnode = ic_net_node_of(e->net, in->node);
+            if (st == IC_OK && jb->plans) { /* the caller's plans, run as they are */
+                in->plan = jb->plans[i];
+                in->borrowed = true;
+                jb->chosen = in->plan.algo ? in->plan.algo : "custom";
+                if (in->plan.rank != i || in->plan.size != jb->size)
+                    st = ic_set_error(IC_ERR_ARG, "%s: job %d plans[%d] is rank %d of %d", fn,
+                                      j, i, in->plan.rank, in->plan.size);
+            }
+        }
+        /* One decision for the job, on rank 0's arguments, that every rank
+         * runs (entry and logical mesh), as every real rank would decide. */
+        if (st == IC_OK && !jb->plans && jb->size > 0) {
+            const ic_algo_t *forced;
+            st = ic_validate_args(fn, &jb->args[0], 0, jb->size);
+            if (st == IC_OK)
+                st = ic_catalog_force(fn, &jb->args[0], jb->size, jb->algo, &forced);
+            if (st == IC_OK) {
+                ic_decide(&jb->args[0], jb->size, forced, &jb->args[0].model, &choice[j], NULL,
+                          0);
+                jb->chosen = choice[j].al->name;
+            }
+        }
+    }
+    if (st == IC_OK) {
+        build_ctx_t c = {.e = e, .jobs = jobs, .choice = choice, .fail_k = SIZE_MAX};
+        atomic_init(&c.next, 0);
+        pthread_mutex_init(&c.mu, NULL);
+        st = build_plans(&c);
+        pthread_mutex_destroy(&c.mu);
+    }
+    free(choice);
+    for (k = 0; k < e->ninst && st == IC_OK; k++) {
+        inst_t *in = &e->in[k];
+        ic_sim_job_t *jb = &jobs[in->job];
+        e->nsteps += in->nsteps;
+        if (e->move) {
+            in->buf[IC_BUF_SEND] = jb->sendbuf ? jb->sendbuf[in->crank] : NULL;
+            in->buf[IC_BUF_RECV] = jb->recvbuf ? jb->recvbuf[in->crank] : NULL;
+            in->scratch = malloc(in->plan.scratch_bytes ? in->plan.scratch_bytes : 1);
+            if (!in->scratch)
+                return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+            memset(in->scratch, 0xA5, in->plan.scratch_bytes); /* catch stale reads */
+            in->buf[IC_BUF_SCRATCH] = in->scratch;
+        }
+    }
+    return st;
+}
