@@ -141,71 +141,11 @@ static ic_status_t compact(inst_t *in)
     return sort_receives(in, pl);
 }
 
-/* Plans are built in parallel (they are independent) by up to 8 threads
- * when there are many; IC_SIM_THREADS=n overrides the count.  The error
- * reported is the lowest-numbered instance's, as a serial build would. */
-typedef struct build_ctx {
-    engine_t *e;
-    ic_sim_job_t *jobs;
-    const ic_choice_t *choice; /* per job */
-    atomic_size_t next;
-    pthread_mutex_t mu;
-    size_t fail_k;             /* lowest failed instance (SIZE_MAX: none) */
-    ic_status_t fail_st;
-    char fail_msg[512];
-} build_ctx_t;
-
-static ic_status_t build_one(build_ctx_t *c, size_t k)
-{
-    inst_t *in = &c->e->in[k];
-    ic_sim_job_t *jb = &c->jobs[in->job];
-    ic_status_t st = IC_OK;
-    if (!jb->plans) {
-        const char *fn = jb->caller ? jb->caller : "ic_sim_run";
-        st = ic_validate_args(fn, &jb->args[in->crank], in->crank, jb->size);
-        if (st == IC_OK)
-            st = ic_plan_build_choice(fn, &jb->args[in->crank], in->crank, jb->size,
-                                      &c->choice[in->job], &in->plan);
-    }
-    if (st == IC_OK)
-        st = check_bounds(jb, in->job, in->crank, &in->plan);
-    if (st == IC_OK)
-        st = compact(in);
-    /* Timing only: the plan is not read again. */
-    if (st == IC_OK && !c->e->move && !in->borrowed)
-        ic_plan_release(&in->plan);
-    return st;
-}
-
-enum { BUILD_CHUNK = 16 };
-
-static void *build_worker(void *arg)
-{
-    build_ctx_t *c = arg;
-    for (;;) {
-        size_t k0 = atomic_fetch_add(&c->next, BUILD_CHUNK);
-        if (k0 >= c->e->ninst)
-            return NULL;
-        size_t k1 = k0 + BUILD_CHUNK < c->e->ninst ? k0 + BUILD_CHUNK : c->e->ninst;
-        for (size_t k = k0; k < k1; k++) {
-            ic_status_t st = build_one(c, k);
-            if (st == IC_OK)
-                continue;
-            pthread_mutex_lock(&c->mu);
-            if (k < c->fail_k) {
-                c->fail_k = k;
-                c->fail_st = st;
-                snprintf(c->fail_msg, sizeof c->fail_msg, "%s", ic_last_error());
-            }
-            pthread_mutex_unlock(&c->mu);
-            return NULL;
-        }
-    }
-}
+/* ---- threads -------------------------------------------------------------- */
 
 /* IC_SIM_THREADS: a plain decimal in 1..1024 (else an error naming it);
  * unset: the CPUs.  At most 8 are used, and 1 below 256 instances. */
-static ic_status_t build_threads(size_t ninst, int *out)
+static ic_status_t sim_threads(size_t ninst, int *out)
 {
     const char *env = getenv("IC_SIM_THREADS");
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -223,24 +163,106 @@ static ic_status_t build_threads(size_t ninst, int *out)
     return IC_OK;
 }
 
-/* Builds every instance's plan (in parallel) into c->e->in. */
-static ic_status_t build_plans(build_ctx_t *c)
+typedef struct par {
+    engine_t *e;
+    ic_sim_par_fn *fn;
+    void *ctx;
+    size_t n, chunk;
+    atomic_size_t next;
+    atomic_int worker;
+} par_t;
+
+static void *par_worker(void *arg)
+{
+    par_t *p = arg;
+    int w = atomic_fetch_add(&p->worker, 1);
+    for (;;) {
+        size_t a = atomic_fetch_add(&p->next, p->chunk);
+        if (a >= p->n)
+            return NULL;
+        p->fn(p->e, p->ctx, a, a + p->chunk < p->n ? a + p->chunk : p->n, w);
+    }
+}
+
+ic_status_t ic_sim_parallel(engine_t *e, size_t n, size_t chunk, ic_sim_par_fn *fn, void *ctx)
 {
     pthread_t th[8];
     int nt = 1, started = 0;
-    ic_status_t st = build_threads(c->e->ninst, &nt);
+    ic_status_t st = sim_threads(e->ninst, &nt);
     if (st != IC_OK)
         return st;
+    par_t p = {.e = e, .fn = fn, .ctx = ctx, .n = n, .chunk = chunk ? chunk : 1};
+    atomic_init(&p.next, 0);
+    atomic_init(&p.worker, 0);
     for (; started < nt - 1; started++)
-        if (pthread_create(&th[started], NULL, build_worker, c))
+        if (pthread_create(&th[started], NULL, par_worker, &p))
             break; /* fewer threads: the caller's does the rest */
-    build_worker(c);
+    par_worker(&p);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
-    if (c->fail_k != SIZE_MAX)
-        return ic_set_error(c->fail_st, "%s", c->fail_msg);
     return IC_OK;
 }
+
+/* ---- building --------------------------------------------------------------- */
+
+/* Plans are built in parallel (they are independent).  The error reported
+ * is the lowest-numbered instance's, as a serial build would. */
+typedef struct build_ctx {
+    ic_sim_job_t *jobs;
+    const ic_choice_t *choice; /* per job */
+    pthread_mutex_t mu;
+    size_t fail_k;             /* lowest failed instance (SIZE_MAX: none) */
+    ic_status_t fail_st;
+    char fail_msg[512];
+} build_ctx_t;
+
+static ic_status_t build_one(engine_t *e, build_ctx_t *c, size_t k)
+{
+    inst_t *in = &e->in[k];
+    ic_sim_job_t *jb = &c->jobs[in->job];
+    ic_status_t st = IC_OK;
+    if (!jb->plans) {
+        const char *fn = jb->caller ? jb->caller : "ic_sim_run";
+        st = ic_validate_args(fn, &jb->args[in->crank], in->crank, jb->size);
+        if (st == IC_OK)
+            st = ic_plan_build_choice(fn, &jb->args[in->crank], in->crank, jb->size,
+                                      &c->choice[in->job], &in->plan);
+    }
+    if (st == IC_OK)
+        st = check_bounds(jb, in->job, in->crank, &in->plan);
+    if (st == IC_OK)
+        st = compact(in);
+    /* Timing only: the plan is not read again. */
+    if (st == IC_OK && !e->move && !in->borrowed)
+        ic_plan_release(&in->plan);
+    return st;
+}
+
+static void build_range(engine_t *e, void *arg, size_t k0, size_t k1, int worker)
+{
+    (void)worker;
+    build_ctx_t *c = arg;
+    for (size_t k = k0; k < k1; k++) {
+        pthread_mutex_lock(&c->mu);
+        bool past = k > c->fail_k; /* a lower instance failed: its error stands */
+        pthread_mutex_unlock(&c->mu);
+        if (past)
+            return;
+        ic_status_t st = build_one(e, c, k);
+        if (st == IC_OK)
+            continue;
+        pthread_mutex_lock(&c->mu);
+        if (k < c->fail_k) {
+            c->fail_k = k;
+            c->fail_st = st;
+            snprintf(c->fail_msg, sizeof c->fail_msg, "%s", ic_last_error());
+        }
+        pthread_mutex_unlock(&c->mu);
+        return;
+    }
+}
+
+enum { BUILD_CHUNK = 16 };
 
 ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, int njobs)
 {
@@ -292,11 +314,12 @@ ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, in
         }
     }
     if (st == IC_OK) {
-        build_ctx_t c = {.e = e, .jobs = jobs, .choice = choice, .fail_k = SIZE_MAX};
-        atomic_init(&c.next, 0);
+        build_ctx_t c = {.jobs = jobs, .choice = choice, .fail_k = SIZE_MAX};
         pthread_mutex_init(&c.mu, NULL);
-        st = build_plans(&c);
+        st = ic_sim_parallel(e, e->ninst, BUILD_CHUNK, build_range, &c);
         pthread_mutex_destroy(&c.mu);
+        if (st == IC_OK && c.fail_k != SIZE_MAX)
+            st = ic_set_error(c.fail_st, "%s", c.fail_msg);
     }
     free(choice);
     for (k = 0; k < e->ninst && st == IC_OK; k++) {

@@ -242,4 +242,15 @@ static inline const ic_step_t *ic_sim_step(const engine_t *e, size_t gid, inst_t
 ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, int njobs);
 void ic_sim_cplan_free(cplan_t *c);
 
+/* Runs fn over [0, n) in chunks of chunk on the build's threads
+ * (IC_SIM_THREADS; one below 256 instances); worker is the thread's index
+ * (< 1024).  Returns an error only for a bad IC_SIM_THREADS. */
+typedef void ic_sim_par_fn(engine_t *e, void *ctx, size_t from, size_t to, int worker);
+ic_status_t ic_sim_parallel(engine_t *e, size_t n, size_t chunk, ic_sim_par_fn *fn, void *ctx);
+
+/* engine_graph.c: numbering, matching and successor lists, from the
+ * compact plans (which it frees). */
+ic_status_t ic_sim_link(engine_t *e);
+void ic_sim_numbering_free(numbering_t *nb);
+
 #endif

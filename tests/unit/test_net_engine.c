@@ -3,7 +3,9 @@
  * tests do not reach: placement of several ranks on one node (their
  * messages use no link), torus wrap-around links, the picture step's link
  * loads, tori and meshes told apart, argument errors of ic_sim_run_net,
- * and the same answer from one and from several build threads.
+ * the same answer from one and from several build threads, and plans whose
+ * messages do not match (the error a serial reader finds first, from any
+ * number of threads).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "check.h"
@@ -199,11 +201,74 @@ static void test_threads(void)
     free(args);
 }
 
+/* A ring of p = 300 plans (rank r sends 8 bytes to r + 1 with tag 0),
+ * spoiled by `spoil` (0: not at all). */
+static ic_plan_t *ring_plans(int p, int spoil)
+{
+    ic_plan_t *pl = calloc((size_t)p, sizeof(*pl));
+    for (int r = 0; r < p; r++) {
+        ic_plan_init(&pl[r], r, p, IC_COLL_ALLTOALL);
+        pl[r].algo = "ring";
+        int to = (r + 1) % p, from = (r + p - 1) % p;
+        uint32_t stag = 0;
+        size_t rbytes = 8;
+        if (spoil == 1 && (r == 290 || r == 295)) /* no receive for these */
+            stag = (uint32_t)r;
+        if (spoil == 2 && r == 200)
+            rbytes = 9;
+        ic_plan_send(&pl[r], to, stag, ic_loc(IC_BUF_SEND, 0), 8);
+        if (spoil == 5 && r == 40) /* a second send to the same receive */
+            ic_plan_send(&pl[r], to, 0, ic_loc(IC_BUF_SEND, 0), 8);
+        ic_plan_recv(&pl[r], from, 0, ic_loc(IC_BUF_RECV, 0), rbytes);
+        if (spoil == 3 && r == 100)
+            ic_plan_recv(&pl[r], from, 0, ic_loc(IC_BUF_RECV, 16), 8);
+        if (spoil == 4 && r == 150)
+            ic_plan_recv(&pl[r], 10, 3, ic_loc(IC_BUF_RECV, 32), 8);
+        ic_plan_finish(&pl[r]);
+    }
+    return pl;
+}
+
+static void test_matching_errors(void)
+{
+    static const char *const want[] = {
+        NULL,
+        "job 0: send 290 -> 291 tag 0.290 has no receive",
+        "job 0: send 199 -> 200 tag 0: 8 bytes sent, 9 expected",
+        "job 0 rank 100 posts two receives from 99 with tag 0",
+        "job 0: receive 150 <- 10 tag 3 has no send",
+        "job 0: send 40 -> 41 tag 0.0 has no receive",
+    };
+    int p = 300;
+    ic_net_t net = ic_net_full();
+    for (int spoil = 0; spoil < 6; spoil++) {
+        ic_plan_t *pl = ring_plans(p, spoil);
+        for (int k = 0; k < 2; k++) {
+            setenv("IC_SIM_THREADS", k ? "2" : "1", 1);
+            ic_sim_job_t job = {0};
+            job.size = p;
+            job.plans = pl;
+            ic_sim_result_t res = {0};
+            ic_status_t st = ic_sim_run_net(p, &M, &net, &job, 1, false, &res);
+            if (!want[spoil])
+                CHECK(st == IC_OK && res.msgs == (size_t)p, "ring, threads %d: %s", k + 1,
+                      st == IC_OK ? "messages" : ic_last_error());
+            else
+                CHECK(st == IC_ERR_INTERNAL && strstr(ic_last_error(), want[spoil]),
+                      "spoil %d, threads %d: status %d, '%s' (want '%s')", spoil, k + 1, (int)st,
+                      st == IC_OK ? "" : ic_last_error(), want[spoil]);
+        }
+        free_plans(pl, p);
+    }
+    unsetenv("IC_SIM_THREADS");
+}
+
 int main(void)
 {
     test_placement();
     test_torus();
     test_threads();
+    test_matching_errors();
     printf("test_net_engine: %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
