@@ -112,10 +112,13 @@ ic_status_t ic_sim_run_net(int world_size, const ic_model_t *m, const ic_net_t *
     if (st == IC_OK)
         st = ic_sim_engine_run(&e);
     const char *prof = getenv("IC_SIM_PROFILE");
-    if (prof && strcmp(prof, "0") != 0) /* where a long simulation's time goes */
-        fprintf(stderr, "ic_sim_run: %zu steps, %zu messages: build %.3f s, link %.3f s, run "
-                "%.3f s; peak memory after them %ld, %ld, %ld MB\n", e.nsteps, res->msgs,
-                t1 - t0, t2 - t1, now_s() - t2, rss1, rss2, peak_rss_mb());
+    if (prof && strcmp(prof, "0") != 0) { /* where a long simulation's time goes */
+        double run = now_s() - t2;
+        fprintf(stderr, "ic_sim_run: %zu steps, %zu messages, %zu events: build %.3f s, link "
+                "%.3f s, run %.3f s (%.3g events/s); peak memory after them %ld, %ld, %ld MB\n",
+                e.nsteps, res->msgs, e.events, t1 - t0, t2 - t1, run,
+                run > 0 ? (double)e.events / run : 0.0, rss1, rss2, peak_rss_mb());
+    }
     engine_free(&e);
     return st;
 }

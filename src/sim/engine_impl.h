@@ -135,6 +135,7 @@ typedef struct engine {
     size_t nfirst;
     event_t *heap;
     size_t nheap, heap_cap, seq, done_steps;
+    size_t events;        /* handled (IC_SIM_PROFILE) */
     double *send_free, *recv_free, *compute_free; /* per world rank */
     double *setup_free, *rsetup_free; /* setup_overlap: next set-up may start */
     bool overlap;         /* circuits with setup_overlap */

@@ -435,7 +435,7 @@ ic_status_t ic_sim_engine_run(engine_t *e)
         if (e->nheap == 0)
             break;
         t = e->heap[0].t;
-        while (e->nheap > 0 && e->heap[0].t == t)
+        while (e->nheap > 0 && e->heap[0].t == t && ++e->events)
             if (handle(e, heap_pop(e)))
                 return ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
     }

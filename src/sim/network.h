@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IC_NET_MAX_DIMS 16
+#define IC_NET_MAX_DIMS 24
 
 typedef enum ic_net_kind {
     IC_NET_FULL = 0,
