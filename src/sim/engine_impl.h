@@ -78,6 +78,8 @@ typedef struct flow {
     double left;        /* bytes still to move */
     double c;           /* current seconds per byte */
     uint32_t ver;
+    uint32_t most;      /* flow: the most messages on a link of its path */
+    uint32_t nmost;     /* flow: how many of its links carry that many */
     int hops;
     int next;           /* circuit: links of the path held so far */
     uint32_t *path, path_cap;
@@ -203,6 +205,7 @@ void ic_sim_dirty(engine_t *e, int node, int *err);
 /* engine_links.c: messages on links (flows, circuits) from their start
  * (the message's loads already counted, its route in e->route) to their
  * end, when they complete both steps. */
+void ic_sim_load_up(engine_t *e, uint32_t link);
 int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes);
 int ic_sim_flow_end(engine_t *e, uint32_t id, double t);
 int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes);

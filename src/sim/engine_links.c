@@ -69,6 +69,56 @@ static uint32_t slot_new(engine_t *e, size_t sg, int h, double bytes)
     return id;
 }
 
+/* ---- link loads under flows ------------------------------------------------ */
+
+/* Every flow knows the most messages on a link of its path and on how many
+ * of its links that many are (most, nmost), kept up to date as loads
+ * change, so pricing a flow costs O(1), not a walk along its path: a
+ * start or end that touches h links carrying L flows each then costs
+ * O(h L), not O(h^2 L). */
+static void flow_scan_most(engine_t *e, flow_t *f)
+{
+    f->most = 0;
+    f->nmost = 0;
+    for (int k = 0; k < f->hops; k++) {
+        uint32_t v = e->load[f->path[k]];
+        if (v > f->most) {
+            f->most = v;
+            f->nmost = 1;
+        } else if (v == f->most) {
+            f->nmost++;
+        }
+    }
+}
+
+/* One more message on link l (the new one not yet among its flows). */
+void ic_sim_load_up(engine_t *e, uint32_t l)
+{
+    uint32_t v = ++e->load[l];
+    const u32vec_t *lf = &e->link_flows[l];
+    for (size_t i = 0; i < lf->n; i++) {
+        flow_t *f = &e->fl[lf->v[i]];
+        if (v > f->most) {
+            f->most = v;
+            f->nmost = 1;
+        } else if (v == f->most) {
+            f->nmost++;
+        }
+    }
+}
+
+/* One message fewer on link l (the leaving one no longer among its flows). */
+static void load_down(engine_t *e, uint32_t l)
+{
+    uint32_t v = e->load[l]--;
+    const u32vec_t *lf = &e->link_flows[l];
+    for (size_t i = 0; i < lf->n; i++) {
+        flow_t *f = &e->fl[lf->v[i]];
+        if (v == f->most && --f->nmost == 0)
+            flow_scan_most(e, f);
+    }
+}
+
 /* The message of slot id is through at t: loads down, slot free, both
  * steps complete. */
 static int slot_end(engine_t *e, uint32_t id, double t)
@@ -76,7 +126,10 @@ static int slot_end(engine_t *e, uint32_t id, double t)
     flow_t *f = &e->fl[id];
     size_t sg = f->sg, rg = e->match[sg];
     for (int k = 0; k < f->hops; k++)
-        e->load[f->path[k]]--;
+        if (e->flows)
+            load_down(e, f->path[k]);
+        else
+            e->load[f->path[k]]--;
     int err = u32vec_push(&e->fl_free, id);
     err |= ic_sim_complete(e, sg, t);
     return err | ic_sim_complete(e, rg, t);
@@ -88,10 +141,7 @@ static double per_byte(const engine_t *e, const flow_t *f)
 {
     if (f->hops == 0)
         return e->m->beta; /* two ranks on one node */
-    uint32_t most = 1;
-    for (int k = 0; k < f->hops; k++)
-        if (e->load[f->path[k]] > most)
-            most = e->load[f->path[k]];
+    uint32_t most = f->most > 1 ? f->most : 1;
     double bn = e->net->beta_net > 0 ? e->net->beta_net : e->m->beta;
     double c = bn * most;
     return c > e->m->beta ? c : e->m->beta;
@@ -141,6 +191,7 @@ int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes)
     int err = 0;
     for (int k = 0; k < h; k++)
         err |= u32vec_push(&e->link_flows[f->path[k]], id);
+    flow_scan_most(e, f);
     f->c = per_byte(e, f);
     f->ver++;
     err |= ic_sim_push(e, f->lat_end + f->left * f->c, EV_FLOW, id, f->ver);

@@ -248,7 +248,10 @@ static int try_start(engine_t *e, size_t sg, double t)
     int h = route_of(e, sg);
     e->g[sg].started = 1;
     for (int k = 0; k < h; k++)
-        e->load[e->route[k]]++;
+        if (e->flows)
+            ic_sim_load_up(e, e->route[k]);
+        else
+            e->load[e->route[k]]++;
     if (e->ct && report_start(e, t, h))
         return -1;
     if (e->move && nbytes)
