@@ -73,12 +73,14 @@ static void test_parse_check(void)
     parse_ok("torus:4x5", IC_NET_TORUS, 2, (const int[]){4, 5});
     parse_ok("hypercube:7", IC_NET_HYPERCUBE, 7, (const int[]){2, 2, 2, 2, 2, 2, 2});
     parse_ok("hypercube:1", IC_NET_HYPERCUBE, 1, (const int[]){2});
+    parse_ok("hypercube:24", IC_NET_HYPERCUBE, 24,
+             (const int[]){2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2});
 
     const char *bad[] = {"",         "mesh",        "mesh:",      "mesh:0x4",  "mesh:4x",
                          "mesh:4xx4", "mesh:4y4",   "mesh:-3x4",  "mesh:a",    "ring:8",
-                         "torus:",    "hypercube:", "hypercube:2x2", "hypercube:17",
+                         "torus:",    "hypercube:", "hypercube:2x2", "hypercube:25",
                          "Mesh:4x4", "fully",        "mesh:4x4 ", "full:4",
-                         "mesh:1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1"};
+                         "mesh:1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         parse_bad(bad[i]);
     CHECK(ic_net_parse(NULL, &(ic_net_t){0}) == IC_ERR_ARG, "ic_net_parse(NULL) accepted");
@@ -97,7 +99,7 @@ static void test_parse_check(void)
     n.ndims = 0;
     check_bad(&n, 1, "ndims", "mesh with ndims 0");
     n.ndims = IC_NET_MAX_DIMS + 1;
-    check_bad(&n, 1, "ndims", "mesh with ndims 17");
+    check_bad(&n, 1, "ndims", "mesh with ndims 25");
     n = ic_net_hypercube(3);
     n.dims[2] = 3;
     check_bad(&n, 8, "dims[2]", "hypercube with a side of 3");
