@@ -3,7 +3,7 @@
  * starting, and the contention report (flows and circuits, the messages
  * that use links while they last, are in engine_links.c).
  *
- * A binary heap orders events by (time, sequence).  At each moment the
+ * A 4-ary heap orders events by (time, sequence).  At each moment the
  * engine first handles every event of that moment (completing steps,
  * which makes their successors ready; ending flows and circuits), then
  * starts every message that can start, repeating until nothing more
