@@ -263,12 +263,63 @@ static void test_matching_errors(void)
     unsetenv("IC_SIM_THREADS");
 }
 
+/* Steps the compact form stores in parts: a message of more than 2^32
+ * bytes (its size split in two) is timed whole; a step with more
+ * dependencies than the engine counts is refused by name. */
+static void test_engine_limits(void)
+{
+    size_t n = (size_t)5 << 30;
+    ic_plan_t pl[2];
+    for (int r = 0; r < 2; r++) {
+        ic_plan_init(&pl[r], r, 2, IC_COLL_ALLTOALL);
+        pl[r].algo = "big";
+        if (r == 0)
+            ic_plan_send(&pl[r], 1, 0, ic_loc(IC_BUF_SEND, 0), n);
+        else
+            ic_plan_recv(&pl[r], 0, 0, ic_loc(IC_BUF_RECV, 0), n);
+        ic_plan_finish(&pl[r]);
+    }
+    ic_net_t net = ic_net_full();
+    ic_sim_job_t job = {0};
+    job.size = 2;
+    job.plans = pl;
+    ic_sim_result_t res = {0};
+    ic_status_t st = ic_sim_run_net(2, &M, &net, &job, 1, false, &res);
+    CHECK(st == IC_OK && res.bytes == n && res.time == M.alpha + (double)n * M.beta,
+          "5 GiB message: %s, %zu bytes, %.17g us (want %.17g)",
+          st == IC_OK ? "ok" : ic_last_error(), res.bytes, res.time,
+          M.alpha + (double)n * M.beta);
+    for (int r = 0; r < 2; r++)
+        ic_plan_release(&pl[r]);
+
+    enum { W = 70000 }; /* writers of one byte each, then one reader of all */
+    ic_plan_t one;
+    ic_plan_init(&one, 0, 1, IC_COLL_ALLTOALL);
+    one.algo = "fan-in";
+    size_t base = ic_plan_scratch(&one, 2 * (size_t)W);
+    for (size_t k = 0; k < W; k++)
+        ic_plan_copy(&one, ic_loc(IC_BUF_SEND, 0), ic_loc(IC_BUF_SCRATCH, base + k), 1);
+    ic_plan_copy(&one, ic_loc(IC_BUF_SCRATCH, base), ic_loc(IC_BUF_SCRATCH, base + W), W);
+    ic_plan_finish(&one);
+    CHECK(one.error == IC_OK && one.steps[W].ndeps == W, "fan-in plan: status %d, %u deps",
+          (int)one.error, one.error ? 0u : one.steps[W].ndeps);
+    job.size = 1;
+    job.plans = &one;
+    st = ic_sim_run_net(1, &M, &net, &job, 1, false, &res);
+    CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), "70000 dependencies") &&
+              strstr(ic_last_error(), "at most 65535"),
+          "a step with 70000 dependencies: status %d, '%s'", (int)st,
+          st == IC_OK ? "" : ic_last_error());
+    ic_plan_release(&one);
+}
+
 int main(void)
 {
     test_placement();
     test_torus();
     test_threads();
     test_matching_errors();
+    test_engine_limits();
     printf("test_net_engine: %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
