@@ -1,6 +1,7 @@
 /*
- * engine_impl.h — the engine's state, shared by its set-up (engine.c), its
- * event loop (engine_run.c) and its messages on links (engine_links.c).
+ * engine_impl.h — the engine's state, shared by its stages: building
+ * (engine_build.c), linking (engine_graph.c), the event loop
+ * (engine_run.c) and messages on links (engine_links.c); engine.c runs them.
  * Internal to src/sim.
  */
 #ifndef IC_SIM_ENGINE_IMPL_H
@@ -14,8 +15,9 @@
  * (engine_build.c), in three groups freed as set-up no longer needs them:
  * what pass 1 reads (kind, dependency count, bytes), what matching reads
  * (peer, tag and the receives sorted by (peer, tag)) and the dependency
- * lists (pass 2).  About 20 bytes per step where the plan takes 48 plus
- * its dependencies, so a large run's plans need not all be held at once. */
+ * lists (pass 2).  About 18 bytes per step plus 4 per dependency, where
+ * the plan takes 48 plus its dependencies, so a large run's plans need not
+ * all be held at once. */
 typedef struct cplan {
     uint8_t *kind;      /* group 1 */
     uint8_t *bytes_hi;  /* bytes = bytes_hi * 2^32 + bytes_lo (< 2^40) */
