@@ -40,6 +40,8 @@ done
 scen+=("--mesh 6x6 --ranks 20 --coll bcast --algos all --sizes 8,64K --root 7")
 scen+=("--hypercube 7 --coll allreduce --algos all --sizes 8,1K,64K,1M,16M")
 scen+=("--torus 32x32 --coll allreduce --algos all --sizes 8,1M")
+scen+=("--mesh 12x18 --coll allreduce --algos hybrid,auto,pfr --sizes 8,4K,256K,4M")
+scen+=("--full 360 --coll allreduce --algos auto,hybrid --sizes 8,4K,256K,4M")
 if [ "$quick" != --quick ]; then
     scen+=("--mesh 64x64 --coll allreduce --algos dr --sizes 1M")
     scen+=("--torus 64x64 --coll allreduce --algos pfr,hybrid,reduce_bcast --sizes 8")

@@ -236,7 +236,17 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
      * order, so that it can split inside the hosts (reduce-scatter there,
      * the short phase across hosts, allgather there). */
     int norders = v == IC_MV_HYBRID && m->nlevels > 0 ? 2 : 1;
-    for (unsigned mask = 0; mask <= all; mask++) {
+    /* Factoring a dimension of prime size (or 1) changes nothing: only the
+     * subsets of the composite dimensions are tried, in the same increasing
+     * order (a skipped mask repeats a smaller one's schedule, which would
+     * have won the tie).  A 2 x .. x 2 mesh has one subset, not 2^d. */
+    unsigned useful = 0;
+    for (int k = 0; k < mesh.d; k++) {
+        int f[IC_MESH_MAX_DIMS];
+        if (ic_prime_factors(mesh.dims[k], f) > 1)
+            useful |= 1u << k;
+    }
+    for (unsigned mask = 0;; mask = (mask - useful) & useful) {
         for (int o = 0; o < norders; o++) {
             ic_sched_t c = ic_sched_mesh(&mesh, mask);
             if (o == 1)
@@ -254,6 +264,8 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
                 }
             }
         }
+        if (mask == useful)
+            break;
     }
     /* Only arguments without per-rank arrays are remembered. */
     memo.valid = !a->counts;
