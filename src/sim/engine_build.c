@@ -144,7 +144,8 @@ static ic_status_t compact(inst_t *in)
 /* ---- threads -------------------------------------------------------------- */
 
 /* IC_SIM_THREADS: a plain decimal in 1..1024 (else an error naming it);
- * unset: the CPUs.  At most 8 are used, and 1 below 256 instances. */
+ * unset: the CPUs.  At most IC_SIM_MAX_THREADS are used, and 1 below 256
+ * instances. */
 static ic_status_t sim_threads(size_t ninst, int *out)
 {
     const char *env = getenv("IC_SIM_THREADS");
@@ -159,7 +160,7 @@ static ic_status_t sim_threads(size_t ninst, int *out)
     }
     if (ninst < 256 || n < 1)
         n = 1;
-    *out = (int)(n > 8 ? 8 : n);
+    *out = (int)(n > IC_SIM_MAX_THREADS ? IC_SIM_MAX_THREADS : n);
     return IC_OK;
 }
 
@@ -186,7 +187,7 @@ static void *par_worker(void *arg)
 
 ic_status_t ic_sim_parallel(engine_t *e, size_t n, size_t chunk, ic_sim_par_fn *fn, void *ctx)
 {
-    pthread_t th[8];
+    pthread_t th[IC_SIM_MAX_THREADS];
     int nt = 1, started = 0;
     ic_status_t st = sim_threads(e->ninst, &nt);
     if (st != IC_OK)

@@ -258,7 +258,7 @@ static int cmp_first(const void *pa, const void *pb)
  * steps without dependencies in (instance, step) order, as ids. */
 static ic_status_t link_pass1(engine_t *e, size_t nd)
 {
-    enum { W = 1024 }; /* ic_sim_parallel's most workers */
+    enum { W = IC_SIM_MAX_THREADS };
     size_t ntiles = (e->ninst + LINK_TILE - 1) / LINK_TILE;
     pass_ctx_t pc = {.cur = calloc(e->ninst + 1, sizeof(size_t)),
                      .first = calloc(W, sizeof(uint64_t *)),

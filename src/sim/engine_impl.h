@@ -250,7 +250,8 @@ void ic_sim_cplan_free(cplan_t *c);
 
 /* Runs fn over [0, n) in chunks of chunk on the build's threads
  * (IC_SIM_THREADS; one below 256 instances); worker is the thread's index
- * (< 1024).  Returns an error only for a bad IC_SIM_THREADS. */
+ * (< IC_SIM_MAX_THREADS).  Returns an error only for a bad IC_SIM_THREADS. */
+enum { IC_SIM_MAX_THREADS = 8 };
 typedef void ic_sim_par_fn(engine_t *e, void *ctx, size_t from, size_t to, int worker);
 ic_status_t ic_sim_parallel(engine_t *e, size_t n, size_t chunk, ic_sim_par_fn *fn, void *ctx);
 
