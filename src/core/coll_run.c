@@ -1,11 +1,14 @@
 /*
  * coll_run.c — one collective call from arguments to completion.
  *
- * Blocking calls keep the last plan of each collective on the
- * communicator and reuse it when the next call has the same arguments
- * (for the v-forms: the same counts and displacements, compared with the
- * request's own copies), so a loop of identical calls plans once and
- * allocates nothing.  Every started run is on one process-wide list;
+ * Blocking calls keep the last IC_PLAN_CACHE_WAYS plans of each
+ * collective on the communicator (most recently used first) and reuse one
+ * when a call has the same arguments (for the v-forms: the same counts
+ * and displacements, compared with the request's own copies), so a loop
+ * of identical calls, or of calls that cycle through a few roots or
+ * sizes, plans once per distinct call and allocates nothing.  Planning is
+ * a pure function of the arguments, so whether a call hits the cache
+ * never changes its messages.  Every started run is on one process-wide list;
  * waiting on any request advances all of them, so requests of several
  * communicators never wait for each other.
  *
@@ -471,9 +474,9 @@ const char *ic_request_algo(const ic_request_t *req, const ic_comm_t *comm, ic_c
 {
     if (req)
         return req->algo;
-    if (!comm || (unsigned)coll >= IC_COLL_COUNT || !comm->cache[coll])
+    if (!comm || (unsigned)coll >= IC_COLL_COUNT || !comm->cache[coll][0])
         return NULL;
-    return comm->cache[coll]->algo;
+    return comm->cache[coll][0]->algo;
 }
 
 /* IC_CHECK (check.c): allgathers the call's fingerprint with sequence
@@ -531,20 +534,29 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
             return st;
     }
     ic_request_t *r = NULL;
-    ic_request_t *cached = mode == IC_MODE_BLOCKING ? comm->cache[a->coll] : NULL;
-    /* ic_comm_set_algorithm drops the cache, so the cached plan still
+    /* ic_comm_set_algorithm drops the cache, so a cached plan still
      * follows the communicator's choice of algorithm. */
-    if (cached && same_args(&cached->key, a, comm->size)) {
-        r = cached;
+    ic_request_t **ways = comm->cache[a->coll];
+    int hit = -1;
+    for (int i = 0; mode == IC_MODE_BLOCKING && i < IC_PLAN_CACHE_WAYS && ways[i]; i++)
+        if (same_args(&ways[i]->key, a, comm->size)) {
+            hit = i;
+            break;
+        }
+    if (hit >= 0) {
+        r = ways[hit];
+        memmove(ways + 1, ways, (size_t)hit * sizeof *ways);
+        ways[0] = r;
     } else {
         st = plan_request(fn, comm, a, &r);
         if (st != IC_OK)
             return reject(comm, mode, st, 1);
         if (mode == IC_MODE_BLOCKING) {
             pthread_mutex_lock(&run_lock);
-            request_destroy(comm->cache[a->coll]);
+            request_destroy(ways[IC_PLAN_CACHE_WAYS - 1]);
             pthread_mutex_unlock(&run_lock);
-            comm->cache[a->coll] = r;
+            memmove(ways + 1, ways, (IC_PLAN_CACHE_WAYS - 1) * sizeof *ways);
+            ways[0] = r;
         }
     }
     r->sendbuf = sendbuf;
@@ -579,10 +591,11 @@ void ic_comm_drop_cache(ic_comm_t *comm)
 {
     ic_strategy_clear(comm);
     pthread_mutex_lock(&run_lock);
-    for (int c = 0; c < IC_COLL_COUNT; c++) {
-        request_destroy(comm->cache[c]);
-        comm->cache[c] = NULL;
-    }
+    for (int c = 0; c < IC_COLL_COUNT; c++)
+        for (int i = 0; i < IC_PLAN_CACHE_WAYS; i++) {
+            request_destroy(comm->cache[c][i]);
+            comm->cache[c][i] = NULL;
+        }
     request_destroy(comm->check_req);
     comm->check_req = NULL;
     pthread_mutex_unlock(&run_lock);

@@ -26,6 +26,9 @@ typedef struct ic_strategy {
     ic_choice_t choice;
 } ic_strategy_t;
 #define IC_STRATEGY_SLOTS 64
+/* Plans kept per collective for blocking calls: enough for a loop whose
+ * root or size cycles through a few values (coll_run.c). */
+#define IC_PLAN_CACHE_WAYS 8
 
 struct ic_comm {
     int size, rank;
@@ -55,7 +58,8 @@ struct ic_comm {
     struct ic_request *check_req; /* the fingerprints' allgather, planned once */
     void *check_buf;              /* size fingerprints */
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
-    struct ic_request *cache[IC_COLL_COUNT]; /* last plan of each collective */
+    struct ic_request *cache[IC_COLL_COUNT][IC_PLAN_CACHE_WAYS]; /* each collective's last
+                              * plans, most recently used first (coll_run.c) */
     ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */
     _Atomic int failed;      /* IC_OK, or the error that failed a collective on it
                               * (written under the progress lock, read without) */
