@@ -7,7 +7,7 @@
  *   mpirun -n P dropin_bench [--sizes 8,4K,64K,1M,16M] [--colls all|LIST]
  *                            [--iters N] [--target-ms 20] [--min-iters 5]
  *                            [--max-iters 200] [--big 16M] [--big-min-iters 3]
- *                            [--sync mpi|pmpi]
+ *                            [--sync mpi|pmpi|window]
  *
  * What "bytes" (a size of --sizes) means per collective; root 0 throughout,
  * reductions are MPI_FLOAT / MPI_SUM over n = bytes / 4 floats (at least 1),
@@ -43,6 +43,26 @@
  * --sync pmpi makes them PMPI_Barrier and PMPI_Allreduce instead, the MPI's
  * own in both runs, so that only the timed call differs.
  *
+ * --sync window times every call from one common instant instead of from
+ * each rank's own exit of a barrier (window-based synchronisation, as in
+ * SKaMPI and ReproMPI [Hunold & Carpen-Amarie 2016]): after one
+ * PMPI_Barrier, rank 0 sends (PMPI_Bcast) a start time a millisecond
+ * ahead; iteration i starts at start + i * window on every rank's
+ * CLOCK_MONOTONIC (one kernel: one clock, also across network namespaces),
+ * each rank waits for that instant (spinning, or yielding when the host's
+ * ranks outnumber its cores), calls, and records its end minus the
+ * instant.  An iteration counts as its slowest rank; one that a rank
+ * started late (the instant had passed when it got there) is dropped, and
+ * when more than a quarter are dropped the cell is run again with twice
+ * the window (window: twice the slower warm-up call + 30 us, at most 4
+ * tries; the line says late=K, window_us=W).  Barrier-based timing
+ * measures from each rank's own barrier exit, so the order in which a
+ * barrier releases the ranks shows in the next call: a barrier that lets
+ * a broadcast's root out first makes the broadcast look shorter than its
+ * one-way latency.  The window measures every library from the same
+ * instant.  It needs one clock on every rank (one host, or pretend hosts
+ * on one kernel).
+ *
  * Output (rank 0, stdout, one line per cell, flushed):
  *   cell coll=allreduce bytes=65536 p=4 hosts=1 median_us=12.3 min_us=11.9
  *        max_us=20.1 iters=200
@@ -55,10 +75,13 @@
 #include <mpi.h>
 
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 enum {
     C_BCAST,
@@ -90,7 +113,9 @@ static const char *const coll_names[NCOLL] = {
 #define POISON 0xA5
 
 static int me, np;
-static int sync_pmpi; /* --sync pmpi: the timing's collectives are PMPI_ */
+static int sync_pmpi;   /* --sync pmpi or window: the timing's collectives are PMPI_ */
+static int sync_window; /* --sync window: timed from a common instant */
+static int crowded;     /* this host's ranks outnumber its cores: waits yield */
 
 static void sync_barrier(void)
 {
@@ -358,13 +383,48 @@ static void usage(const char *prog)
     if (me == 0) {
         fprintf(stderr, "usage: %s [--sizes 8,4K,64K,1M,16M] [--colls all|bcast,reduce,...] "
                         "[--iters N] [--target-ms MS] [--min-iters N] [--max-iters N] "
-                        "[--big SIZE] [--big-min-iters N] [--sync mpi|pmpi]\n"
+                        "[--big SIZE] [--big-min-iters N] [--sync mpi|pmpi|window]\n"
                         "collectives:", prog);
         for (int k = 0; k < NCOLL; k++)
             fprintf(stderr, " %s", coll_names[k]);
         fprintf(stderr, "\n");
     }
     MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --sync window: iters calls, iteration i from start + i * window (see the
+ * header); t[i] the slowest rank's time from the instant, late[i] nonzero
+ * where a rank got there after it.  Returns the number of late ones. */
+static int window_loop(cell_t *c, int iters, double window, double *t, double *late)
+{
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double start = mono_s() + 1e-3;
+    PMPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int it = 0; it < iters; it++) {
+        double at = start + it * window, tnow = mono_s();
+        late[it] = tnow > at;
+        while (tnow < at) {
+            if (crowded)
+                sched_yield();
+            tnow = mono_s();
+        }
+        call(c);
+        t[it] = mono_s() - at;
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, t, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    PMPI_Allreduce(MPI_IN_PLACE, late, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int nlate = 0;
+    for (int it = 0; it < iters; it++)
+        if (late[it] != 0)
+            t[it] = -1, nlate++;
+    return nlate;
 }
 
 /* One cell: warm-up, check, timed iterations, one output line. */
@@ -404,21 +464,41 @@ static void run_cell(cell_t *c, int fixed_iters, double target_s, int min_iters,
         double want = agree[0] > 0 ? target_s / agree[0] : max_iters;
         iters = want < min_iters ? min_iters : want > max_iters ? max_iters : (int)want;
     }
-    double *t = xmalloc(sizeof(double) * (size_t)iters);
-    for (int it = 0; it < iters; it++) {
-        sync_barrier();
-        double s = MPI_Wtime();
-        call(c);
-        t[it] = MPI_Wtime() - s;
+    double *t = xmalloc(sizeof(double) * (size_t)iters * 2);
+    int n = iters, nlate = 0;
+    double window = 2 * agree[0] + 30e-6;
+    if (sync_window) {
+        for (int tries = 1;; tries++, window *= 2) {
+            nlate = window_loop(c, iters, window, t, t + iters);
+            if (4 * nlate <= iters || tries == 4)
+                break;
+        }
+        n = 0; /* the valid ones to the front */
+        for (int it = 0; it < iters; it++)
+            if (t[it] >= 0)
+                t[n++] = t[it];
+        if (n == 0) /* every iteration late four times over: keep them all */
+            for (int it = 0; it < iters; it++)
+                t[n++] = -t[it];
+    } else {
+        for (int it = 0; it < iters; it++) {
+            sync_barrier();
+            double s = MPI_Wtime();
+            call(c);
+            t[it] = MPI_Wtime() - s;
+        }
+        sync_max(t, iters);
     }
-    sync_max(t, iters);
-    qsort(t, (size_t)iters, sizeof *t, cmp_double);
-    double med = iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
     if (me == 0) {
         printf("cell coll=%s bytes=%zu p=%d hosts=%d median_us=%.3f min_us=%.3f max_us=%.3f "
-               "iters=%d\n",
+               "iters=%d",
                coll_names[c->coll], c->coll == C_BARRIER ? (size_t)0 : c->bytes, np, hosts,
-               med * 1e6, t[0] * 1e6, t[iters - 1] * 1e6, iters);
+               med * 1e6, t[0] * 1e6, t[n - 1] * 1e6, n);
+        if (sync_window)
+            printf(" late=%d window_us=%.1f", nlate, window * 1e6);
+        printf("\n");
         fflush(stdout);
     }
     free(t);
@@ -457,6 +537,8 @@ int main(int argc, char **argv)
             sync_pmpi = 0, i++;
         else if (!strcmp(argv[i], "--sync") && !strcmp(argv[i + 1], "pmpi"))
             sync_pmpi = 1, i++;
+        else if (!strcmp(argv[i], "--sync") && !strcmp(argv[i + 1], "window"))
+            sync_pmpi = sync_window = 1, i++;
         else
             usage(argv[0]);
     }
@@ -503,6 +585,9 @@ int main(int argc, char **argv)
     int nrank, hosts = 0;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &nrank);
+    int nlocal;
+    MPI_Comm_size(node, &nlocal);
+    crowded = nlocal > sysconf(_SC_NPROCESSORS_ONLN);
     int leader = nrank == 0;
     MPI_Allreduce(&leader, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&node);
@@ -517,7 +602,10 @@ int main(int argc, char **argv)
         printf("# dropin_bench: %d ranks on %d hosts; %s\n# LD_PRELOAD=%s\n"
                "# timing: per iteration %s + one call, slowest rank; median "
                "iteration; iters %s\n",
-               np, hosts, lib, pre ? pre : "", sync_pmpi ? "PMPI_Barrier" : "MPI_Barrier",
+               np, hosts, lib, pre ? pre : "",
+               sync_window ? "start at a common instant (window)"
+               : sync_pmpi ? "PMPI_Barrier"
+                           : "MPI_Barrier",
                iters > 0 ? "fixed" : "adaptive");
         fflush(stdout);
     }

@@ -6,7 +6,7 @@
 #   bench/dropin_compare.sh [--impl openmpi|mpich|both] [-p 2,4] [--hosts 3x2|none]
 #                           [--sizes 8,4K,64K,1M,16M] [--reps 5] [--host-reps 3]
 #                           [--colls all|bcast,...] [--build DIR] [--stall 60]
-#                           [--sync mpi|pmpi] [--name PREFIX]
+#                           [--sync mpi|pmpi|window] [--name PREFIX]
 #   bench/dropin_compare.sh --report bench/results/dropin-DATE-HOST.csv
 #
 # Builds what it needs: Debian's Open MPI and MPICH (scripts/deps.sh mpi)
@@ -53,6 +53,9 @@
 # only the timed call differs (default mpi: MPI_Barrier, which the drop-in
 # serves like any other call).  Its files are named dropin-pmpi-... and
 # docs/perf/dropin-<impl>-pmpi*.
+# --sync window: no barrier before a call; every rank starts iteration i at
+# one common instant and the time runs from it (bench/dropin_bench.c's
+# header says why); files named ...-window-... and docs/perf/...-window*.
 set -euo pipefail
 trap 'echo "dropin_compare: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -90,7 +93,8 @@ done
 case $sync in
     mpi) tag="" ;;
     pmpi) tag=-pmpi ;;
-    *) echo "dropin_compare: --sync mpi|pmpi" >&2; exit 2 ;;
+    window) tag=-window ;;
+    *) echo "dropin_compare: --sync mpi|pmpi|window" >&2; exit 2 ;;
 esac
 case $impl_arg in
     both) impls="openmpi mpich" ;;
@@ -191,7 +195,8 @@ write_md() {
         "$log" 2>/dev/null | sed 's/.*; //; s/, package.*//; s/[[:space:]]\+/ /g; s/MPICH Version: /MPICH /') || true
     {
         local sub=""
-        [[ -z $tag ]] || sub=" (timed with MPI's own barrier)"
+        [[ $tag != -pmpi ]] || sub=" (timed with MPI's own barrier)"
+        [[ $tag != -window ]] || sub=" (timed from a common start instant)"
         echo "# The MPI drop-in next to $( [[ $impl == mpich ]] && echo MPICH || echo "Open MPI") itself$sub"
         echo
         echo "\`libintercom_mpi.so\` LD_PRELOADed under an unmodified MPI program"
@@ -203,8 +208,17 @@ write_md() {
         echo "repetitions of the run's median time with the drop-in, divided by the same"
         echo "without it; in brackets the lowest and highest ratio of one repetition's two"
         echo "runs. Below 1: intercom is faster. A run's figure for a cell is the median of"
+        if [[ $tag == -window ]]; then
+            echo "its timed iterations, each the slowest rank's time from a common start"
+            echo "instant to the end of its call (\`--sync window\` of bench/dropin_bench.c: no"
+            echo "barrier before the call, so no library's barrier exit order shows in the"
+            echo "time). Sizes: the whole vector for bcast, reduce, allreduce, scan,"
+        else
         echo "its timed iterations, each the slowest rank's time of one call after an"
-        if [[ -n $tag ]]; then
+        fi
+        if [[ $tag == -window ]]; then
+            :
+        elif [[ -n $tag ]]; then
             echo "PMPI_Barrier (MPI's own also in the runs with the drop-in, as is the"
             echo "allreduce of the times: only the timed call differs). Sizes: the whole"
             echo "vector for bcast, reduce, allreduce, scan,"
@@ -332,7 +346,8 @@ plot_cfg() {
     if gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo; then term='pngcairo font "sans,9"'; else term='png small'; fi
     local label="$impl, $cfg" pfx=docs/perf/$name-$impl$tag-$cfg
     [[ $cfg == p* ]] && label="$impl, p = ${cfg#p}, one host" || label="$impl, $cfg pretend hosts"
-    [[ -z $tag ]] || label+=", timing barrier PMPI_Barrier"
+    [[ $tag != -pmpi ]] || label+=", timing barrier PMPI_Barrier"
+    [[ $tag != -window ]] || label+=", timed from a common instant"
     gnuplot -e "dat='$dat'; out='$pfx-times.png'; kind='times'; term='$term'; colls='$list'; empty='$empty'; xt='$xt'; ttl='MPI collectives with and without the intercom drop-in: $label (median over repetitions)'" \
         bench/dropin_plot.gp
     gnuplot -e "dat='$dat'; out='$pfx-ratio.png'; kind='ratio'; term='$term'; colls='$list'; empty='$empty'; xt='$xt'; ttl='intercom drop-in / MPI: $label (below 1: intercom faster)'" \
@@ -359,6 +374,7 @@ report() {
 
 if [[ -n $report_csv ]]; then
     [[ ${report_csv##*/} != *-pmpi-* ]] || tag=-pmpi
+    [[ ${report_csv##*/} != *-window-* ]] || tag=-window
     [[ ${report_csv##*/} != compare-* ]] || name=compare
     report "$report_csv"
     exit
