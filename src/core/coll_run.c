@@ -1,14 +1,10 @@
 /*
  * coll_run.c — one collective call from arguments to completion.
  *
- * Blocking calls keep the last IC_PLAN_CACHE_WAYS plans of each
- * collective on the communicator (most recently used first) and reuse one
- * when a call has the same arguments (for the v-forms: the same counts
- * and displacements, compared with the request's own copies), so a loop
- * of identical calls, or of calls that cycle through a few roots or
- * sizes, plans once per distinct call and allocates nothing.  Planning is
- * a pure function of the arguments, so whether a call hits the cache
- * never changes its messages.  Every started run is on one process-wide list;
+ * Calls reuse the plans of earlier calls with the same arguments
+ * (plan_cache.c), so a loop of identical calls, or of calls that cycle
+ * through a few roots or sizes, plans once per distinct call and
+ * allocates nothing.  Every started run is on one process-wide list;
  * waiting on any request advances all of them, so requests of several
  * communicators never wait for each other.
  *
@@ -23,6 +19,7 @@
 #include "base/handles.h"
 #include "base/status.h"
 #include "core/check.h"
+#include "core/plan_cache.h"
 #include "core/strategy.h"
 #include "algo/validate.h"
 #include "select/catalog.h"
@@ -80,10 +77,12 @@ static void deactivate(ic_request_t *r)
  * ic_request_free recognise a freed or garbage handle (base/handles.h). */
 static ic_pool_t request_pool = IC_POOL_INIT("request", ic_request_t, 1);
 
-/* IC_OK, or IC_ERR_ARG naming fn when r is not a live request. */
+/* IC_OK, or IC_ERR_ARG naming fn when r is not a live request of the
+ * caller's (a completed nonblocking request's handle may be back in a
+ * plan cache). */
 static ic_status_t request_check(const char *fn, const ic_request_t *r)
 {
-    if (!ic_pool_live(&request_pool, r))
+    if (!ic_pool_live(&request_pool, r) || r->cached)
         return ic_set_error(IC_ERR_ARG,
                             "%s: req is not a valid request (completed and freed already, or "
                             "not an ic_request_t)",
@@ -91,7 +90,7 @@ static ic_status_t request_check(const char *fn, const ic_request_t *r)
     return IC_OK;
 }
 
-static void request_destroy(ic_request_t *r)
+void ic_request_destroy(ic_request_t *r)
 {
     if (!r)
         return;
@@ -262,66 +261,6 @@ static ic_status_t wait_one(ic_request_t *r)
     return st;
 }
 
-/* The count and displacement arrays of a call, in a fixed order. */
-static void arrays_of(ic_coll_args_t *a, const size_t **slot[6])
-{
-    slot[0] = &a->counts;
-    slot[1] = &a->displs;
-    slot[2] = &a->scounts;
-    slot[3] = &a->sdispls;
-    slot[4] = &a->rcounts;
-    slot[5] = &a->rdispls;
-}
-
-static bool same_array(const size_t *x, const size_t *y, int p)
-{
-    return x == y || (x && y && memcmp(x, y, sizeof(size_t) * (size_t)p) == 0);
-}
-
-/* True when a call with arguments b can reuse the plan built for a (whose
- * arrays are the request's own copies). */
-static bool same_args(ic_coll_args_t *a, ic_coll_args_t *b, int p)
-{
-    /* Ops compare by id, never by address: a freed op's address may come
-     * back as another op (base/handles.h). */
-    uint64_t ida = a->op ? a->op->id : 0, idb = b->op ? b->op->id : 0;
-    if (a->coll != b->coll || a->dtype != b->dtype || ida != idb || a->root != b->root ||
-        a->count != b->count || a->in_place != b->in_place || a->reproducible != b->reproducible)
-        return false;
-    const size_t **sa[6], **sb[6];
-    arrays_of(a, sa);
-    arrays_of(b, sb);
-    for (int i = 0; i < 6; i++)
-        if (!same_array(*sa[i], *sb[i], p))
-            return false;
-    return true;
-}
-
-/* Makes r->key own copies of the arrays of a. */
-static int copy_arrays(ic_request_t *r, const ic_coll_args_t *a, int p)
-{
-    r->key = *a;
-    const size_t **slot[6];
-    arrays_of(&r->key, slot);
-    int n = 0;
-    for (int i = 0; i < 6; i++)
-        n += *slot[i] != NULL;
-    if (n == 0)
-        return 0;
-    r->arrays = malloc(sizeof(size_t) * (size_t)p * (size_t)n);
-    if (!r->arrays)
-        return -1;
-    size_t *dst = r->arrays;
-    for (int i = 0; i < 6; i++) {
-        if (!*slot[i])
-            continue;
-        memcpy(dst, *slot[i], sizeof(size_t) * (size_t)p);
-        *slot[i] = dst;
-        dst += p;
-    }
-    return 0;
-}
-
 /* The call's signature: everything that every rank passes alike and that
  * shapes the messages (collective, the decision, root, datatype, counts,
  * the op's kind and commutativity), hashed.  Buffers, IC_IN_PLACE,
@@ -366,8 +305,8 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     r->comm = comm;
     r->sig = call_sig(a, &choice, comm->size);
     r->algo = choice.al->name;
-    if (copy_arrays(r, a, comm->size)) {
-        request_destroy(r);
+    if (ic_plan_key_copy(r, a, comm->size)) {
+        ic_request_destroy(r);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
     }
     *out = r;
@@ -533,30 +472,22 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         if (st != IC_OK)
             return st;
     }
-    ic_request_t *r = NULL;
     /* ic_comm_set_algorithm drops the cache, so a cached plan still
      * follows the communicator's choice of algorithm. */
-    ic_request_t **ways = comm->cache[a->coll];
-    int hit = -1;
-    for (int i = 0; mode == IC_MODE_BLOCKING && i < IC_PLAN_CACHE_WAYS && ways[i]; i++)
-        if (same_args(&ways[i]->key, a, comm->size)) {
-            hit = i;
-            break;
-        }
-    if (hit >= 0) {
-        r = ways[hit];
-        memmove(ways + 1, ways, (size_t)hit * sizeof *ways);
-        ways[0] = r;
-    } else {
+    ic_request_t *r = NULL;
+    if (mode != IC_MODE_PERSISTENT) {
+        pthread_mutex_lock(&run_lock);
+        r = ic_plan_cache_take(comm, a, mode);
+        pthread_mutex_unlock(&run_lock);
+    }
+    if (!r) {
         st = plan_request(fn, comm, a, &r);
         if (st != IC_OK)
             return reject(comm, mode, st, 1);
         if (mode == IC_MODE_BLOCKING) {
             pthread_mutex_lock(&run_lock);
-            request_destroy(ways[IC_PLAN_CACHE_WAYS - 1]);
+            ic_plan_cache_put(comm, r);
             pthread_mutex_unlock(&run_lock);
-            memmove(ways + 1, ways, (IC_PLAN_CACHE_WAYS - 1) * sizeof *ways);
-            ways[0] = r;
         }
     }
     r->sendbuf = sendbuf;
@@ -567,6 +498,8 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         return IC_OK;
     }
     pthread_mutex_lock(&run_lock);
+    if (mode == IC_MODE_NONBLOCKING)
+        r->home_gen = ic_plan_cache_gen(comm);
     ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, sendbuf,
                   recvbuf);
     activate(r);
@@ -591,12 +524,8 @@ void ic_comm_drop_cache(ic_comm_t *comm)
 {
     ic_strategy_clear(comm);
     pthread_mutex_lock(&run_lock);
-    for (int c = 0; c < IC_COLL_COUNT; c++)
-        for (int i = 0; i < IC_PLAN_CACHE_WAYS; i++) {
-            request_destroy(comm->cache[c][i]);
-            comm->cache[c][i] = NULL;
-        }
-    request_destroy(comm->check_req);
+    ic_plan_cache_clear(comm);
+    ic_request_destroy(comm->check_req);
     comm->check_req = NULL;
     pthread_mutex_unlock(&run_lock);
     free(comm->check_buf);
@@ -651,7 +580,7 @@ ic_status_t ic_test(ic_request_t **req, int *flag)
     ic_status_t st = r->active ? progress_all(r, &done) : ended_status(r);
     int finished = st != IC_OK || done || !r->active;
     if (finished && !r->persistent) {
-        request_destroy(r);
+        ic_plan_cache_return(r, st);
         *req = NULL;
     }
     pthread_mutex_unlock(&run_lock);
@@ -672,7 +601,7 @@ ic_status_t ic_wait(ic_request_t **req)
     pthread_mutex_lock(&run_lock);
     ic_status_t st = wait_one(r);
     if (!r->persistent) {
-        request_destroy(r);
+        ic_plan_cache_return(r, st);
         *req = NULL;
     }
     pthread_mutex_unlock(&run_lock);
@@ -702,7 +631,7 @@ ic_status_t ic_request_free(ic_request_t **req)
     pthread_mutex_lock(&run_lock);
     int active = (*req)->active;
     if (!active) {
-        request_destroy(*req);
+        ic_request_destroy(*req);
         *req = NULL;
     }
     pthread_mutex_unlock(&run_lock);

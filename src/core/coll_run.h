@@ -23,6 +23,9 @@ struct ic_request {
     uint32_t sig;           /* the call's signature, carried by its messages */
     const char *algo;       /* the chosen catalog entry's name */
     int persistent, active;
+    int cached;             /* held by its communicator's plan cache, not by the caller */
+    uint64_t home_gen;      /* nonblocking: the cache generation it returns to when it
+                             * completes (coll_run.c), or 0 */
     struct ic_request *next; /* in the process's list of active requests */
 };
 
@@ -32,6 +35,10 @@ struct ic_request {
 ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
                         const void *sendbuf, void *recvbuf, ic_mode_t mode,
                         ic_request_t **req);
+
+/* Destroys a request that is not the caller's any more (deactivating it
+ * if it runs).  Progress lock held. */
+void ic_request_destroy(ic_request_t *r);
 
 /* The process-wide progress lock: it guards the active runs and is every
  * transport's guard (transport.h). */

@@ -60,6 +60,8 @@ struct ic_comm {
     ic_transport_t *t;       /* shared with the world; NULL for a size-1 world */
     struct ic_request *cache[IC_COLL_COUNT][IC_PLAN_CACHE_WAYS]; /* each collective's last
                               * plans, most recently used first (coll_run.c) */
+    uint64_t cache_gen;      /* the cache's generation, unique in the process; 0 until
+                              * first needed and after the cache is dropped */
     ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */
     _Atomic int failed;      /* IC_OK, or the error that failed a collective on it
                               * (written under the progress lock, read without) */

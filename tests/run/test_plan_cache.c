@@ -7,8 +7,12 @@
  * holds (every root x three counts, three rounds: hits, misses and
  * evictions), a v-form whose counts array keeps its address while its
  * contents change, and calls that differ only in the op or in
- * IC_IN_PLACE.  Every result is checked against a serial reference, so a
- * cache that reused a plan for other arguments fails here.
+ * IC_IN_PLACE; nonblocking calls, which borrow cached plans: two with the
+ * same arguments in flight at once, mixed with blocking ones, a cache
+ * dropped (ic_comm_set_algorithm) while one is in flight, and a completed
+ * request's stale handle refused.  Every result is checked against a
+ * serial reference, so a cache that reused a plan for other arguments, or
+ * lent one plan to two calls at once, fails here.
  */
 #include "intercom.h"
 
@@ -130,6 +134,68 @@ static void op_and_in_place(ic_comm_t *w)
     }
 }
 
+static int32_t sum_of(int i, int k)
+{
+    int32_t want = 0;
+    for (int r = 0; r < np; r++)
+        want += (r + 1) * (i + 1) + k;
+    return want;
+}
+
+static void fill(int32_t *v, int k)
+{
+    for (int i = 0; i < 6; i++)
+        v[i] = (me + 1) * (i + 1) + k;
+}
+
+static int sums_ok(const int32_t *v, int k)
+{
+    int good = 1;
+    for (int i = 0; i < 6; i++)
+        good &= v[i] == sum_of(i, k);
+    return good;
+}
+
+/* Nonblocking calls borrow cached plans and give them back. */
+static void nonblocking(ic_comm_t *w)
+{
+    int32_t in1[6], in2[6], out1[6], out2[6], blk[6];
+    unsigned char b[40];
+    for (int k = 0; k < 30; k++) {
+        ic_request_t *r1 = NULL, *r2 = NULL, *r3 = NULL;
+        fill(in1, k);
+        fill(in2, k + 1);
+        for (int i = 0; i < 40; i++)
+            b[i] = me == k % np ? (unsigned char)(k + i) : 0;
+        /* Two calls with the same arguments in flight: one plan each. */
+        OK(ic_iallreduce(in1, out1, 6, IC_INT32, IC_SUM, w, &r1));
+        OK(ic_iallreduce(in2, out2, 6, IC_INT32, IC_SUM, w, &r2));
+        OK(ic_ibcast(b, 40, IC_BYTE, k % np, w, &r3));
+        if (k == 10) /* drops the cache while three plans are lent out */
+            OK(ic_comm_set_algorithm(w, IC_COLL_ALLREDUCE, "auto"));
+        ic_request_t *stale = r2;
+        OK(ic_wait(&r3));
+        OK(ic_wait(&r2));
+        int flag = 0;
+        if (k % 5 == 0) { /* the completed request's handle is not the caller's any more */
+            ic_status_t st = ic_test(&stale, &flag);
+            CHECK(st == IC_ERR_ARG, "ic_test of a completed request's handle gave %s",
+                  ic_status_string(st));
+        }
+        while (!flag)
+            OK(ic_test(&r1, &flag));
+        CHECK(r1 == NULL && r2 == NULL && r3 == NULL, "k %d: a completed handle is not NULL", k);
+        /* The same arguments blocking, between the nonblocking rounds. */
+        fill(blk, k + 2);
+        OK(ic_allreduce(IC_IN_PLACE, blk, 6, IC_INT32, IC_SUM, w));
+        int bgood = 1;
+        for (int i = 0; i < 40; i++)
+            bgood &= b[i] == (unsigned char)(k + i);
+        CHECK(sums_ok(out1, k) && sums_ok(out2, k + 1) && sums_ok(blk, k + 2) && bgood,
+              "nonblocking round %d: result wrong", k);
+    }
+}
+
 int main(void)
 {
     ic_comm_t *w;
@@ -142,6 +208,7 @@ int main(void)
     cycle_bcast(w);
     same_address_counts(w);
     op_and_in_place(w);
+    nonblocking(w);
     ic_finalize(&w);
     printf("rank %d: %s\n", me, failed ? "FAILED" : "plan cache checks passed");
     return failed ? 1 : 0;
