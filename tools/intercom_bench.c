@@ -2,9 +2,18 @@
  * intercom_bench.c — times the collectives between real processes:
  *   intercom-run -n P intercom-bench [-c COLL[,COLL..]] [--sizes S[,S..]]
  *                [--iters N] [--warmup W] [--algo NAME] [--csv FILE]
+ *                [--sync barrier|window]
  *
  * Per (collective, size): W untimed iterations, then N timed ones; one
- * iteration is ic_barrier, then one call timed with CLOCK_MONOTONIC.  The
+ * iteration is ic_barrier, then one call timed with CLOCK_MONOTONIC.  With
+ * --sync window there is no barrier: every rank starts iteration i at one
+ * common instant (rank 0's start time, broadcast once on the statistics
+ * communicator, + i windows; one kernel, one clock) and the call's time
+ * runs from that instant, so no barrier's exit order shows in it; the
+ * window is twice the slowest rank's last warm-up call + 30 us, an
+ * iteration some rank started late is dropped, and the loop runs again
+ * with twice the window while more than a quarter are late (at most 4
+ * tries; docs/benchmarks.md).  The
  * per-iteration times are then combined with the library's ic_allreduce
  * (IC_MAX) on a second communicator (leaving the benchmarked one's plan
  * cache alone), so an iteration counts as its slowest rank; rank 0 prints
@@ -31,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_SIZES 64
 #define MAX_SIZE ((size_t)1 << 30)
@@ -43,6 +54,7 @@ typedef struct opts {
     int nsizes, iters, warmup;
     const char *algo; /* NULL: automatic choice */
     const char *csv;
+    int window; /* --sync window */
 } opts_t;
 
 /* One call as it is made on this rank. */
@@ -55,6 +67,7 @@ typedef struct call {
 } call_t;
 
 static int me, nranks;
+static int crowded; /* more ranks than cores: a rank waiting for its instant yields */
 
 static double now(void)
 {
@@ -73,6 +86,9 @@ static void usage(FILE *out)
                  "                    (default 8,4096,262144,16777216)\n"
                  "  --iters N         timed iterations per size (default 100)\n"
                  "  --warmup W        untimed iterations before them (default 10)\n"
+                 "  --sync MODE       barrier (default): ic_barrier before each call, timed\n"
+                 "                    from its exit; window: every rank starts each call at\n"
+                 "                    one common instant, timed from it\n"
                  "  --algo NAME       force this algorithm (ic_comm_set_algorithm) on the\n"
                  "                    collectives that have it, skipping the others; 'auto'\n"
                  "                    (default) lets the library choose\n"
@@ -186,7 +202,7 @@ static void parse_args(opts_t *o, int argc, char **argv)
         }
         int known = !strcmp(a, "-c") || !strcmp(a, "--coll") || !strcmp(a, "--sizes") ||
                     !strcmp(a, "--iters") || !strcmp(a, "--warmup") || !strcmp(a, "--algo") ||
-                    !strcmp(a, "--csv");
+                    !strcmp(a, "--csv") || !strcmp(a, "--sync");
         if (!known)
             die_usage("unknown option '%s'", a);
         if (i + 1 >= argc)
@@ -202,6 +218,10 @@ static void parse_args(opts_t *o, int argc, char **argv)
             o->warmup = (int)parse_long(v, a, 0, MAX_ITERS);
         else if (!strcmp(a, "--algo"))
             o->algo = strcmp(v, "auto") == 0 ? NULL : v;
+        else if (!strcmp(a, "--sync") && (!strcmp(v, "window") || !strcmp(v, "barrier")))
+            o->window = !strcmp(v, "window");
+        else if (!strcmp(a, "--sync"))
+            die_usage("--sync: 'barrier' or 'window', not '%s'", v);
         else if (*v == '\0')
             die_usage("--csv needs a file name");
         else
@@ -345,6 +365,37 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* --sync window: iters calls, iteration i from start + i * window on
+ * every rank; t[i] the slowest rank's time from its instant, t[iters + i]
+ * nonzero when some rank got there after the instant.  Returns how many
+ * did. */
+static int window_loop(call_t *k, int iters, double window, ic_comm_t *comm, ic_comm_t *stats,
+                       double *t)
+{
+    ic_status_t st;
+    double start = now() + 1e-3 + window;
+    if ((st = ic_barrier(stats)) != IC_OK || (st = ic_bcast(&start, 1, IC_DOUBLE, 0, stats)))
+        fail("the window's start time", k, st);
+    for (int it = 0; it < iters; it++) {
+        double at = start + it * window, tn = now();
+        t[iters + it] = tn > at;
+        while (tn < at) {
+            if (crowded)
+                sched_yield();
+            tn = now();
+        }
+        if ((st = call_run(k, comm)) != IC_OK)
+            fail("call", k, st);
+        t[it] = now() - at;
+    }
+    if ((st = ic_allreduce(IC_IN_PLACE, t, (size_t)iters * 2, IC_DOUBLE, IC_MAX, stats)))
+        fail("allreduce of the times", k, st);
+    int nlate = 0;
+    for (int it = 0; it < iters; it++)
+        nlate += t[iters + it] != 0;
+    return nlate;
+}
+
 /* Times one (collective, size) and prints its row on rank 0. */
 static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *comm,
                       ic_comm_t *stats, FILE *csv, int *rounded)
@@ -354,9 +405,10 @@ static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *c
     int reproducible = 0;
     ic_comm_get_reproducible(comm, &reproducible); /* IC_REPRODUCIBLE: for algo_of */
     k.a.reproducible = reproducible;
-    double *t = xmalloc(sizeof(double) * (size_t)o->iters);
+    double *t = xmalloc(sizeof(double) * (size_t)o->iters * 2);
     ic_status_t st;
-    for (int it = -o->warmup; it < o->iters; it++) {
+    double last = 0; /* this rank's last warm-up call */
+    for (int it = -o->warmup; it < (o->window ? 0 : o->iters); it++) {
         if ((st = ic_barrier(comm)) != IC_OK)
             fail("barrier", &k, st);
         double t0 = now();
@@ -365,19 +417,39 @@ static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *c
         double t1 = now();
         if (it >= 0)
             t[it] = t1 - t0;
+        last = t1 - t0;
     }
-    st = ic_allreduce(IC_IN_PLACE, t, (size_t)o->iters, IC_DOUBLE, IC_MAX, stats);
-    if (st != IC_OK)
-        fail("allreduce of the times", &k, st);
+    size_t n = (size_t)o->iters;
+    int nlate = 0;
+    if (o->window) {
+        if ((st = ic_allreduce(IC_IN_PLACE, &last, 1, IC_DOUBLE, IC_MAX, stats)) != IC_OK)
+            fail("allreduce of the warm-up time", &k, st);
+        double window = 2 * last + 30e-6;
+        for (int tries = 1;; tries++, window *= 2) {
+            nlate = window_loop(&k, o->iters, window, comm, stats, t);
+            if (4 * nlate <= o->iters || tries == 4)
+                break;
+        }
+        n = 0; /* the valid ones to the front (all of them if none is) */
+        for (int it = 0; it < o->iters; it++)
+            if (t[o->iters + it] == 0 || nlate == o->iters)
+                t[n++] = t[it];
+    } else {
+        st = ic_allreduce(IC_IN_PLACE, t, (size_t)o->iters, IC_DOUBLE, IC_MAX, stats);
+        if (st != IC_OK)
+            fail("allreduce of the times", &k, st);
+    }
     if (me == 0) {
-        qsort(t, (size_t)o->iters, sizeof(double), cmp_double);
-        size_t n = (size_t)o->iters;
+        qsort(t, n, sizeof(double), cmp_double);
         double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
         const char *algo = algo_of(&k, o->algo);
         int r = coll != IC_COLL_BARRIER && k.bytes != size;
         *rounded |= r;
         printf("%-22s %11zu%s %-18s %12.2f %12.2f %12.2f\n", ic_coll_name(coll), k.bytes,
                r ? "*" : " ", algo, med * 1e6, t[0] * 1e6, t[n - 1] * 1e6);
+        if (nlate > 0)
+            printf("# %s %zu: %d of %d iterations started late on some rank, left out\n",
+                   ic_coll_name(coll), k.bytes, nlate, o->iters);
         fflush(stdout);
         if (csv)
             fprintf(csv, "%s,%d,%zu,%zu,%s,%d,%d,%.3f,%.3f,%.3f\n", ic_coll_name(coll), nranks,
@@ -401,6 +473,7 @@ int main(int argc, char **argv)
     }
     ic_comm_rank(world, &me);
     ic_comm_size(world, &nranks);
+    crowded = nranks > sysconf(_SC_NPROCESSORS_ONLN);
     opts_t o;
     parse_args(&o, argc, argv);
     /* Benchmarked calls and the collection of times use two communicators
@@ -443,11 +516,14 @@ int main(int argc, char **argv)
         return 2;
     if (me == 0) {
         printf("# intercom-bench: %d ranks, %d timed iterations after %d warm-up, root 0\n"
-               "# each iteration: ic_barrier, then one timed call; its time is the max over\n"
-               "# ranks (ic_allreduce IC_MAX after the loop); median/min/max over iterations\n"
+               "# each iteration: %s;\n# its time is the max over"
+               " ranks (ic_allreduce IC_MAX after the loop); median/min/max over iterations\n"
                "# reductions: IC_FLOAT with IC_SUM; other collectives: IC_BYTE\n"
                "# bytes: total message size (see docs/benchmarks.md); algorithm: %s\n",
-               nranks, o.iters, o.warmup, o.algo ? "forced with --algo" : "automatic choice");
+               nranks, o.iters, o.warmup,
+               o.window ? "one call started at an instant common to all ranks, timed from it"
+                        : "ic_barrier, then one timed call",
+               o.algo ? "forced with --algo" : "automatic choice");
         printf("%-22s %12s %-18s %12s %12s %12s\n", "collective", "bytes", "algorithm", "median_us",
                "min_us", "max_us");
         fflush(stdout);

@@ -33,7 +33,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 2u
+#define SHM_VERSION 3u
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -65,7 +65,6 @@ typedef struct shm_hdr {
 typedef struct shm_rank {
     _Alignas(64) atomic_uint doorbell; /* bumped by anyone with news for this rank */
     atomic_uint sleeping;              /* threads of this rank (about to be) in FUTEX_WAIT */
-    atomic_uint idle;                  /* threads of this rank yielding or sleeping in a wait */
     _Alignas(64) atomic_int pid;
     atomic_uint attached;
     atomic_uint failed;

@@ -16,11 +16,13 @@
  *
  * ops->wait runs three phases:
  *  1. about 2 us of polling the doorbell (a message from a running peer
- *     arrives within that time without a system call).  When the host's
- *     ranks outnumber the machine's cores, only while some peer we have
- *     requests with is working (its rank block's idle count is 0): a peer
- *     that is itself waiting, or descheduled behind us, is only delayed
- *     by our polling;
+ *     arrives within that time without a system call), skipped when the
+ *     host's ranks outnumber the machine's cores: the peer we wait for is
+ *     then as likely descheduled behind us as running, and polling only
+ *     delays it.  (Polling while a peer we have requests with is not idle
+ *     in a wait of its own was tried: 10 % faster at 8 B-4 KiB, 4 ranks on
+ *     2 cores, timed after a barrier, but 1.5x slower timed from a common
+ *     start, docs/perf/shm-waits-p4.md);
  *  2. sched_yield()s with a look at the doorbell after each, for up to
  *     0.2 ms with a core per rank and 0.1 ms with more ranks than cores
  *     (a yield lets another rank run on an oversubscribed core, 16 ranks
@@ -257,19 +259,6 @@ static ic_status_t check_all(shm_transport_t *t)
     return st;
 }
 
-/* With more ranks than cores: true while a peer we have requests with is
- * not idle in a wait of its own (it is working, so news may come within
- * the poll; an idle one can only answer after being rung and scheduled). */
-static bool busy_peer(const shm_transport_t *t, const int *peers, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (atomic_load_explicit(&t->seg.ranks[peers[i]].idle, memory_order_relaxed) == 0)
-            return true;
-    return false;
-}
-
-enum { BUSY_MAX = 64 }; /* more peers in flight: poll as with a core each */
-
 /* The spin, yield and sleep phases of a wait, without the guard; returns
  * with it held again. */
 static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigned v0,
@@ -279,25 +268,11 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
     ic_status_t st = IC_OK;
     uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
-    /* The peers with requests in flight (read under the guard). */
-    int peers[BUSY_MAX], npeers = 0;
-    for (int i = 0; t->oversubscribed && i < tt->size && npeers <= BUSY_MAX; i++)
-        if (t->peers[i].npending > 0 && i != tt->rank) {
-            if (npeers < BUSY_MAX)
-                peers[npeers] = i;
-            npeers++;
-        }
-    atomic_uint *idle = &t->seg.ranks[tt->rank].idle;
-    bool idled = false;
     ic_tx_guard_release(tt);
-    /* Phase 1: poll; with more ranks than cores only while a peer we wait
-     * on is working. */
-    for (unsigned i = 0;; i++) {
+    /* Phase 1: poll, unless ranks outnumber cores. */
+    for (unsigned i = 0; !t->oversubscribed; i++) {
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
             goto out;
-        if (t->oversubscribed && (i & 15) == 0 && npeers <= BUSY_MAX &&
-            !busy_peer(t, peers, npeers))
-            break;
         if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
             break;
         cpu_relax();
@@ -305,8 +280,6 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
     /* Phase 2: let other ranks on this core run, polling between yields
      * for up to t->yield_ns (a yield returns at once when nothing else
      * wants the core). */
-    atomic_fetch_add(idle, 1);
-    idled = true;
     for (int i = 0;; i++) {
         sched_yield();
         if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
@@ -331,8 +304,6 @@ static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigne
             goto out;
     }
 out:
-    if (idled)
-        atomic_fetch_sub(idle, 1);
     ic_tx_guard_take(tt);
     return st;
 }
