@@ -7,8 +7,11 @@
  * it lies (left: acc = child (op) acc; right: acc = acc (op) child).
  * Preconditions: any n >= 1, any root.
  * Cost: ceil(log2 n) * (alpha + bytes*beta + bytes*gamma) for n a power of
- *       two.  Received partials go to two alternating scratch buffers, so a
- *       receive can overlap the previous reduction; for other n two leaves
+ *       two.  The first partial a member receives goes straight into its
+ *       accumulator when it comes from its right (then no copy of the
+ *       input; else the input is copied into it first, bytes*delta, not in
+ *       the formula); later ones go to two alternating scratch buffers, so
+ *       a receive can overlap the previous reduction; for other n two leaves
  *       of one parent may then finish earlier than the formula (the exact
  *       time is the recurrence in select/cost_tree.c).
  * Source: [vdG-CCTP] (MSTREDUCE), [Watts94] section 5.1.
@@ -38,9 +41,21 @@ void ic_blk_mst_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
     }
     if (acc.buf == IC_BUF_NONE)
         acc = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
-    ic_plan_copy(pl, in, acc, bytes);
+    int i = k - 1;
+    /* The first partial to arrive comes from the child with the smallest
+     * subtree.  When that lies right of me and acc does not overlap in, it
+     * is received straight into acc and my input combined into it
+     * (acc = in (op) partial, in order): no copy of in into acc. */
+    bool disjoint = in.buf != acc.buf || in.off + bytes <= acc.off || acc.off + bytes <= in.off;
+    if (i >= first_child && e[i].lo > v->me && disjoint) {
+        ic_plan_recv(pl, ic_view_rank(v, e[i].child), 0, acc, bytes);
+        ic_plan_reduce(pl, in, acc, bytes, 0);
+        i--;
+    } else {
+        ic_plan_copy(pl, in, acc, bytes);
+    }
     ic_loc_t tmp[2] = {ic_loc(IC_BUF_NONE, 0), ic_loc(IC_BUF_NONE, 0)};
-    for (int i = k - 1, t = 0; i >= first_child; i--, t ^= 1) {
+    for (int t = 0; i >= first_child; i--, t ^= 1) {
         if (tmp[t].buf == IC_BUF_NONE)
             tmp[t] = ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
         ic_plan_recv(pl, ic_view_rank(v, e[i].child), 0, tmp[t], bytes);
