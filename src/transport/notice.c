@@ -53,29 +53,33 @@ void ic_notice_mismatch(ic_notice_t *n, const char *who, int from, uint64_t comm
              who, from, (unsigned long long)seq, theirs, ours);
 }
 
+/* The slot of call comm/seq: consecutive calls of one communicator take
+ * consecutive slots. */
+static size_t calls_slot(uint64_t comm, uint64_t seq)
+{
+    return (size_t)((seq + comm * 0x9E3779B97F4A7C15ull) % IC_CALLS_KEPT);
+}
+
 bool ic_calls_note(ic_calls_t *m, const ic_match_key_t *key)
 {
-    if (m->n > 0) {
-        uint64_t last = (m->n - 1) % IC_CALLS_KEPT;
-        if (m->c[last].comm == key->comm && m->c[last].seq == key->seq)
-            return false;
-    }
-    uint64_t j = m->n++ % IC_CALLS_KEPT;
+    if (m->n > 0 && m->last_comm == key->comm && m->last_seq == key->seq)
+        return false;
+    size_t j = calls_slot(key->comm, key->seq);
     m->c[j].comm = key->comm;
     m->c[j].seq = key->seq;
     m->c[j].sig = key->sig;
+    m->c[j].used = 1;
+    m->last_comm = key->comm;
+    m->last_seq = key->seq;
+    m->n++;
     return true;
 }
 
 bool ic_calls_find(const ic_calls_t *m, uint64_t comm, uint64_t seq, uint32_t *sig)
 {
-    uint64_t n = m->n < IC_CALLS_KEPT ? m->n : IC_CALLS_KEPT;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t j = (m->n - 1 - i) % IC_CALLS_KEPT;
-        if (m->c[j].comm == comm && m->c[j].seq == seq) {
-            *sig = m->c[j].sig;
-            return true;
-        }
-    }
-    return false;
+    size_t j = calls_slot(comm, seq);
+    if (!m->c[j].used || m->c[j].comm != comm || m->c[j].seq != seq)
+        return false;
+    *sig = m->c[j].sig;
+    return true;
 }

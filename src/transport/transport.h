@@ -173,16 +173,20 @@ ic_status_t ic_sig_mismatch_error(const char *who, int peer, const ic_match_key_
 void ic_notice_mismatch(ic_notice_t *n, const char *who, int from, uint64_t comm, uint64_t seq,
                         uint32_t theirs, uint32_t ours);
 
-/* The (comm, seq, signature) of the last IC_CALLS_KEPT calls a backend
- * posted requests for, to catch stray messages of another signature
- * (notice.c).  Zeroed: empty. */
-#define IC_CALLS_KEPT 64
+/* The (comm, seq, signature) of the calls a backend posted requests for,
+ * to catch stray messages of another signature (notice.c): a table of
+ * IC_CALLS_KEPT slots indexed by the call, so that a look-up costs one
+ * probe.  Calls of one communicator take consecutive slots, so its last
+ * IC_CALLS_KEPT calls are all remembered; calls of several communicators
+ * may evict each other earlier.  Zeroed: empty. */
+#define IC_CALLS_KEPT 256
 typedef struct ic_calls {
     struct {
         uint64_t comm, seq;
-        uint32_t sig;
+        uint32_t sig, used;
     } c[IC_CALLS_KEPT];
-    uint64_t n; /* calls noted so far */
+    uint64_t last_comm, last_seq; /* the call noted last (valid when n > 0) */
+    uint64_t n;                   /* calls noted so far */
 } ic_calls_t;
 /* Notes the call of key; false when it is the last call noted already
  * (the posts of one call come together). */

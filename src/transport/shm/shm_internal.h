@@ -12,8 +12,9 @@
  *                 receiver's incoming queues are adjacent
  *   bulk control  p x p x 128 B: chunk counters and clear-to-send of the
  *                 pipelined fallback, pair (i -> j) at index j*p + i
- *   tickets       p x SHM_TICKETS x 8 B: the read gates of each rank's
- *                 single-copy sends in flight (shm_rndv.c)
+ *   tickets       p x SHM_TICKETS x 64 B: the read gate of each of a
+ *                 rank's single-copy sends in flight (shm_rndv.c) and the
+ *                 counters of its shared copy (shm_share.c)
  *   bulk data     p x p x nchunks x chunk bytes
  *
  * The file is reserved whole with posix_fallocate when the launcher
@@ -33,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 3u
+#define SHM_VERSION 4u
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -100,11 +101,26 @@ static inline shm_bulk_ctl_t *shm_seg_bulk_ctl(const shm_seg_t *s, int from, int
     return (shm_bulk_ctl_t *)(void *)(s->base + s->hdr->bulk_ctl_off + i * sizeof(shm_bulk_ctl_t));
 }
 
-/* Rank's read gate k (shm_rndv.c). */
-static inline _Atomic uint64_t *shm_seg_ticket(const shm_seg_t *s, int rank, uint32_t k)
+/* One single-copy send in flight: its read gate (shm_rndv.c) and, once
+ * the receiver shares the copy with the sender, the pieces (shm_share.c). */
+typedef struct shm_xfer {
+    _Alignas(64) _Atomic uint64_t gate; /* (transfer id << 3) | state */
+    _Atomic uint64_t claim;  /* next piece to copy; + SHM_CLAIM_CLOSED once withdrawn */
+    _Atomic uint64_t done;   /* pieces copied */
+    atomic_uint copying;     /* pieces being copied now, by either side (never reset) */
+    uint32_t npieces;
+    uint64_t raddr;          /* the receive buffer, in the receiver's address space */
+    uint64_t piece;          /* bytes per piece (the last one may be shorter) */
+    uint64_t bytes;
+} shm_xfer_t;
+_Static_assert(sizeof(shm_xfer_t) == 64, "one transfer's control is one cache line");
+#define SHM_CLAIM_CLOSED (1ull << 62)
+
+/* Rank's transfer control k (its read gate k). */
+static inline shm_xfer_t *shm_seg_xfer(const shm_seg_t *s, int rank, uint32_t k)
 {
-    return (_Atomic uint64_t *)(void *)(s->base + s->hdr->tickets_off +
-                                        ((size_t)rank * SHM_TICKETS + k) * sizeof(uint64_t));
+    return (shm_xfer_t *)(void *)(s->base + s->hdr->tickets_off +
+                                  ((size_t)rank * SHM_TICKETS + k) * sizeof(shm_xfer_t));
 }
 
 static inline unsigned char *shm_seg_bulk_data(const shm_seg_t *s, int from, int to)
@@ -121,7 +137,8 @@ enum {
     SHM_RQ_RNDV,     /* send: RTS queued, waiting for FIN or clear-to-send */
     SHM_RQ_ACTIVE,   /* chunked send or receive holding the pair's bulk buffer */
     SHM_RQ_POSTED,   /* receive: not matched yet */
-    SHM_RQ_MATCHED   /* receive: matched an RTS, waiting for the bulk buffer */
+    SHM_RQ_MATCHED,  /* receive: matched an RTS, waiting for the bulk buffer */
+    SHM_RQ_SHARED    /* receive: copying with the sender, piece by piece (shm_share.c) */
 };
 enum { SHM_RQ_SEND = 1, SHM_RQ_RECV = 2 };
 #define SHM_RQ_MAGIC 0x73686d72u
@@ -138,7 +155,9 @@ typedef struct shm_req {
     uint32_t magic;
     int32_t peer;
     int32_t status;
-    int32_t ticket; /* single-copy send: its read gate, or -1 */
+    int32_t ticket; /* single-copy send: its read gate, or -1; shared receive: the
+                     * sender's gate */
+    uint64_t remote; /* shared receive: the sender's buffer, in its address space */
     uint8_t kind, state, chunked;
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
@@ -163,6 +182,17 @@ typedef struct shm_fin {
     int32_t status;
 } shm_fin_t;
 
+/* The unexpected messages of one call: how many, and whether their
+ * signatures differ (then sig is the first one's). */
+typedef struct shm_uxcall {
+    struct shm_uxcall *next;
+    uint64_t comm, seq;
+    uint32_t sig, count;
+    bool mixed;
+} shm_uxcall_t;
+#define SHM_UXCALL_BITS 8
+#define SHM_UXCALL_BUCKETS (1u << SHM_UXCALL_BITS)
+
 /* A failure notice (ops->notify), sent or received. */
 typedef ic_notice_t shm_notice_t;
 
@@ -173,6 +203,7 @@ typedef struct shm_peer {
     shm_list_t backlog; /* sends waiting for room in the queue */
     shm_list_t rndv;    /* sends whose RTS is out */
     shm_list_t grants;  /* chunked receives from peer; head holds the buffer */
+    shm_list_t shared;  /* receives from peer copied with it piece by piece */
     shm_ux_t *ux_head, *ux_tail;
     shm_req_t *active_send; /* chunked send holding the me -> peer buffer */
     uint64_t last_cts;      /* last clear-to-send seen from peer */
@@ -197,10 +228,19 @@ typedef struct shm_transport {
     int cma;             /* single-copy (process_vm_readv) in use */
     uint32_t nbacklog;   /* backlogged sends + FINs, over all peers */
     uint32_t nchunked;   /* chunked sends and receives in flight */
+    uint32_t nshared;    /* shared receives in flight (shm_share.c) */
+    uint32_t ncma_sends; /* single-copy sends to other ranks in flight (gates open) */
+    uint64_t share_min;  /* messages of at least this many bytes are copied by both sides */
+    uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */
     shm_notice_t *notices; /* notices received: the calls that fail here */
     uint32_t nnotices, capnotices;
     uint32_t nux; /* unexpected messages buffered, over all peers */
+    /* The unexpected messages by call (shm_notice.c), so that a new call
+     * finds its early messages of another signature in one look-up. */
+    shm_uxcall_t *uxcalls[SHM_UXCALL_BUCKETS];
+    bool uxcalls_lost; /* an entry could not be made: look at every message */
+    uint32_t tests_unfinished; /* tests that found their request unfinished (shm_test) */
     uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c) */
     bool oversubscribed; /* the host's ranks outnumber its cores (shm_wait.c) */
     uint16_t free_tickets[SHM_TICKETS]; /* this rank's read gates not in use */
@@ -285,6 +325,11 @@ void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key);
  * here, as by a notice with IC_ERR_MISMATCH) when this rank posted the
  * same call with another signature. */
 bool ic_shm_stray(shm_transport_t *t, int peer, const ic_match_key_t *key);
+/* The index of unexpected messages by call: one more (add) or one fewer
+ * (remove) message of key's call buffered; free empties it. */
+void ic_shm_uxcall_add(shm_transport_t *t, const ic_match_key_t *key);
+void ic_shm_uxcall_remove(shm_transport_t *t, const ic_match_key_t *key);
+void ic_shm_uxcalls_free(shm_transport_t *t);
 /* The error of a receive that matched a message of another call (sig). */
 ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig);
 /* Cancels r (any state) with st (shm_transport.c). */
@@ -297,6 +342,33 @@ ic_status_t ic_shm_size_mismatch(const shm_req_t *r, uint64_t len);
 int ic_shm_push_send(shm_transport_t *t, shm_req_t *r);
 void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r);
 void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
+
+/* shm_share.c */
+/* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
+ * 0 never). */
+uint64_t ic_shm_share_min(void);
+/* IC_SHM_SHARE_PIECES_PER_CALL: the most pieces of one transfer a progress
+ * call copies (default 0: as many as it can claim; tests set 1 to walk a
+ * shared copy through its states). */
+uint32_t ic_shm_share_pieces_per_call(void);
+/* Receiver, single copy, after the gate is passed (READING): shares the
+ * copy of r's message (the sender's buffer at addr) with the sender and
+ * starts copying its own pieces. */
+void ic_shm_share_start(shm_transport_t *t, shm_req_t *r, const shm_rts_t *rts);
+/* Both sides copy the pieces they can claim; completes shared receives.
+ * Returns the events (pieces copied, receives completed). */
+int ic_shm_share_progress(shm_transport_t *t);
+/* Cancels shared receive r with st: no piece is written into its buffer
+ * after this returns. */
+void ic_shm_share_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st);
+/* Sender's gate states (shm_rndv.c, shm_share.c). */
+enum { GATE_OPEN = 1, GATE_READING = 2, GATE_DONE = 3, GATE_SHARED = 4 };
+static inline uint64_t shm_gate(uint64_t xfer, unsigned state)
+{
+    return xfer << 3 | state;
+}
+/* Reads n bytes at addr in pid's address space into dst (shm_rndv.c). */
+ic_status_t ic_shm_cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_t n);
 
 /* shm_rndv.c */
 int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect);

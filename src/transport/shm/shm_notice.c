@@ -27,7 +27,9 @@
  * such a call with another signature, arriving before or after the call
  * was posted, fails the call and the later ones of that communicator here
  * as a local notice with
- * IC_ERR_MISMATCH.  The rank that called differently learns it from the
+ * IC_ERR_MISMATCH.  Both looks cost O(1): the calls are a table indexed
+ * by call, and the unexpected messages are indexed by call too
+ * (shm_uxcall_t: how many, and whether their signatures differ).  The rank that called differently learns it from the
  * notice the core then sends (IC_ERR_REVOKED).
  */
 #include "base/status.h"
@@ -138,6 +140,7 @@ static void apply(shm_transport_t *t, const shm_notice_t *n)
         fail_list(t, &P->backlog, n, st);
         fail_list(t, &P->rndv, n, st);
         fail_list(t, &P->grants, n, st);
+        fail_list(t, &P->shared, n, st);
         if (P->active_send && ic_notice_covers(n, &P->active_send->key))
             ic_shm_cancel(t, P->active_send, st);
         /* Messages of the failed calls that no receive will take. */
@@ -155,6 +158,7 @@ static void apply(shm_transport_t *t, const shm_notice_t *n)
                 P->ux_tail = prev;
             if (u->is_rts)
                 ic_shm_send_fin(t, i, u->rts.xfer, st);
+            ic_shm_uxcall_remove(t, &u->key);
             free(u);
             t->nux--;
         }
@@ -201,6 +205,61 @@ static void mismatch_found(shm_transport_t *t, int peer, const ic_match_key_t *k
         t->base.on_notice(t->base.on_notice_ctx, &t->base, &n);
 }
 
+/* The bucket of call comm/seq in the index of unexpected messages. */
+static shm_uxcall_t **uxcall_bucket(shm_transport_t *t, uint64_t comm, uint64_t seq)
+{
+    uint64_t h = (seq + comm * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    return &t->uxcalls[h >> (64 - SHM_UXCALL_BITS)];
+}
+
+static shm_uxcall_t *uxcall_find(shm_transport_t *t, uint64_t comm, uint64_t seq)
+{
+    for (shm_uxcall_t *c = *uxcall_bucket(t, comm, seq); c; c = c->next)
+        if (c->comm == comm && c->seq == seq)
+            return c;
+    return NULL;
+}
+
+void ic_shm_uxcall_add(shm_transport_t *t, const ic_match_key_t *key)
+{
+    shm_uxcall_t *c = uxcall_find(t, key->comm, key->seq);
+    if (!c) {
+        shm_uxcall_t **b = uxcall_bucket(t, key->comm, key->seq);
+        if (!(c = malloc(sizeof *c))) {
+            t->uxcalls_lost = true; /* ic_shm_note_call then looks at every message */
+            return;
+        }
+        *c = (shm_uxcall_t){*b, key->comm, key->seq, key->sig, 0, false};
+        *b = c;
+    }
+    if (c->count++ > 0 && c->sig != key->sig)
+        c->mixed = true;
+}
+
+void ic_shm_uxcall_remove(shm_transport_t *t, const ic_match_key_t *key)
+{
+    for (shm_uxcall_t **pc = uxcall_bucket(t, key->comm, key->seq); *pc; pc = &(*pc)->next) {
+        shm_uxcall_t *c = *pc;
+        if (c->comm != key->comm || c->seq != key->seq)
+            continue;
+        if (--c->count == 0) {
+            *pc = c->next;
+            free(c);
+        }
+        return;
+    }
+}
+
+void ic_shm_uxcalls_free(shm_transport_t *t)
+{
+    for (size_t i = 0; i < SHM_UXCALL_BUCKETS; i++)
+        while (t->uxcalls[i]) {
+            shm_uxcall_t *c = t->uxcalls[i];
+            t->uxcalls[i] = c->next;
+            free(c);
+        }
+}
+
 void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key)
 {
     /* Posts of one call come together: comparing with the last call is
@@ -208,7 +267,15 @@ void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key)
      * shortens the window). */
     if (!ic_calls_note(&t->calls, key) || t->nux == 0)
         return;
-    /* Messages of this call that came before it was posted. */
+    /* Messages of this call that came before it was posted: the index
+     * tells in one look-up whether any carries another signature, so a
+     * rank that runs ahead of its peers (many messages buffered) does not
+     * compare every new call with every message. */
+    if (!t->uxcalls_lost) {
+        const shm_uxcall_t *c = uxcall_find(t, key->comm, key->seq);
+        if (!c || (c->sig == key->sig && !c->mixed))
+            return;
+    }
     for (int i = 0; i < t->base.size; i++)
         for (shm_ux_t *u = t->peers[i].ux_head; u; u = u->next)
             if (u->key.comm == key->comm && u->key.seq == key->seq && u->key.sig != key->sig) {

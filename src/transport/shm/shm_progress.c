@@ -18,7 +18,8 @@
  *   2. drains the incoming queues if this rank's doorbell moved since
  *      the last scan: every producer rings after publishing, so an
  *      unchanged doorbell means no new message and costs one load;
- *   3. moves the chunked rendezvous transfers (shm_rndv.c).
+ *   3. moves the chunked rendezvous transfers (shm_rndv.c) and copies
+ *      this rank's pieces of the shared single copies (shm_share.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -274,6 +275,7 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
                     P->ux_head = u;
                 P->ux_tail = u;
                 t->nux++;
+                ic_shm_uxcall_add(t, &key);
             }
         }
         ic_shm_q_pop(&P->in, m);
@@ -304,6 +306,8 @@ ic_status_t ic_shm_progress(shm_transport_t *t, int *events)
     }
     if (st == IC_OK && t->nchunked > 0)
         ev += ic_shm_rndv_chunk_progress(t);
+    if (st == IC_OK && (t->nshared > 0 || t->ncma_sends > 0))
+        ev += ic_shm_share_progress(t);
     if (events)
         *events += ev;
     t->base.events += (uint64_t)ev;

@@ -77,8 +77,7 @@ int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
     return n == (ssize_t)sizeof got && got == expect;
 }
 
-/* Reads n bytes at addr in pid's address space into dst. */
-static ic_status_t cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_t n)
+ic_status_t ic_shm_cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_t n)
 {
     unsigned char *d = dst;
     while (n > 0) {
@@ -151,13 +150,6 @@ static int fail_broken(shm_transport_t *t, int peer, int sending)
     return ev;
 }
 
-enum { GATE_OPEN = 1, GATE_READING = 2, GATE_DONE = 3 };
-
-static uint64_t gate(uint64_t xfer, unsigned state)
-{
-    return xfer << 2 | state;
-}
-
 int ic_shm_ticket_open(shm_transport_t *t, shm_req_t *r)
 {
     if (r->ticket >= 0)
@@ -166,14 +158,18 @@ int ic_shm_ticket_open(shm_transport_t *t, shm_req_t *r)
         return -1;
     uint32_t k = t->free_tickets[--t->nfree_tickets];
     r->ticket = (int32_t)k;
-    atomic_store_explicit(shm_seg_ticket(&t->seg, t->base.rank, k), gate(r->xfer, GATE_OPEN),
-                          memory_order_release);
+    atomic_store_explicit(&shm_seg_xfer(&t->seg, t->base.rank, k)->gate,
+                          shm_gate(r->xfer, GATE_OPEN), memory_order_release);
+    if (r->peer != t->base.rank)
+        t->ncma_sends++;
     return 0;
 }
 
 static void ticket_free(shm_transport_t *t, shm_req_t *r)
 {
-    atomic_store(shm_seg_ticket(&t->seg, t->base.rank, (uint32_t)r->ticket), 0);
+    atomic_store(&shm_seg_xfer(&t->seg, t->base.rank, (uint32_t)r->ticket)->gate, 0);
+    if (r->peer != t->base.rank)
+        t->ncma_sends--;
     t->free_tickets[t->nfree_tickets++] = (uint16_t)r->ticket;
     r->ticket = -1;
 }
@@ -188,14 +184,27 @@ void ic_shm_ticket_revoke(shm_transport_t *t, shm_req_t *r)
 {
     if (r->ticket < 0)
         return;
-    _Atomic uint64_t *g = shm_seg_ticket(&t->seg, t->base.rank, (uint32_t)r->ticket);
-    uint64_t open = gate(r->xfer, GATE_OPEN);
-    if (!atomic_compare_exchange_strong(g, &open, 0)) {
+    shm_xfer_t *x = shm_seg_xfer(&t->seg, t->base.rank, (uint32_t)r->ticket);
+    uint64_t open = shm_gate(r->xfer, GATE_OPEN);
+    if (!atomic_compare_exchange_strong(&x->gate, &open, 0)) {
         /* A read is under way: it takes as long as one copy, unless the
-         * reader dies meanwhile. */
-        while (atomic_load(g) == gate(r->xfer, GATE_READING) &&
-               ic_shm_check_peer(t, r->peer, 1) == IC_OK)
+         * reader dies meanwhile.  A shared copy is closed: no piece is
+         * claimed any more, and the pieces under way are waited for. */
+        for (;;) {
+            uint64_t g = atomic_load(&x->gate);
+            bool alive = ic_shm_check_peer(t, r->peer, 1) == IC_OK;
+            if (g == shm_gate(r->xfer, GATE_SHARED)) {
+                atomic_fetch_add(&x->claim, SHM_CLAIM_CLOSED);
+                while (atomic_load(&x->copying) != 0 && alive) {
+                    sched_yield();
+                    alive = ic_shm_check_peer(t, r->peer, 1) == IC_OK;
+                }
+                break;
+            }
+            if (g != shm_gate(r->xfer, GATE_READING) || !alive)
+                break;
             sched_yield();
+        }
     }
     ticket_free(t, r);
 }
@@ -207,9 +216,9 @@ static ic_status_t gate_enter(shm_transport_t *t, int s, const shm_rts_t *rts,
     if (rts->ticket >= SHM_TICKETS)
         return ic_set_error(IC_ERR_TRANSPORT, "shm: rank %d's message names read gate %u of %d",
                             s, rts->ticket, SHM_TICKETS);
-    *g = shm_seg_ticket(&t->seg, s, rts->ticket);
-    uint64_t open = gate(rts->xfer, GATE_OPEN);
-    if (!atomic_compare_exchange_strong(*g, &open, gate(rts->xfer, GATE_READING))) {
+    *g = &shm_seg_xfer(&t->seg, s, rts->ticket)->gate;
+    uint64_t open = shm_gate(rts->xfer, GATE_OPEN);
+    if (!atomic_compare_exchange_strong(*g, &open, shm_gate(rts->xfer, GATE_READING))) {
         ic_status_t st = ic_shm_check_job(t); /* withdrawn because the job failed? */
         if (st != IC_OK)
             return st;
@@ -243,13 +252,17 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
             ic_shm_complete(t, r, st);
             return;
         }
+        if (s != t->base.rank && t->share_min > 0 && r->bytes >= t->share_min) {
+            ic_shm_share_start(t, r, rts); /* both sides copy */
+            return;
+        }
         if (s == t->base.rank) {
             memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
         } else {
             pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
-            st = cma_read(pid, s, r->buf, rts->addr, r->bytes);
+            st = ic_shm_cma_read(pid, s, r->buf, rts->addr, r->bytes);
         }
-        atomic_store(g, gate(rts->xfer, GATE_DONE));
+        atomic_store(g, shm_gate(rts->xfer, GATE_DONE));
         ic_shm_complete(t, r, st);
         if (s == t->base.rank)
             ic_shm_rndv_fin(t, s, rts->xfer, IC_OK);

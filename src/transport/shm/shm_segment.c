@@ -82,7 +82,7 @@ void ic_shm_layout(int p, shm_hdr_t *h)
     h->bulk_ctl_off = align_up(h->queue_off + pairs * h->queue_stride, 4096);
     h->tickets_off = align_up(h->bulk_ctl_off + pairs * sizeof(shm_bulk_ctl_t), 64);
     h->bulk_data_off =
-        align_up(h->tickets_off + (uint64_t)p * SHM_TICKETS * sizeof(uint64_t), 4096);
+        align_up(h->tickets_off + (uint64_t)p * SHM_TICKETS * sizeof(shm_xfer_t), 4096);
     h->bulk_stride = (uint64_t)h->nchunks * h->chunk;
     h->total_size = h->bulk_data_off + pairs * h->bulk_stride;
 }

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #define ATTACH_TIMEOUT_S 120.0
+#define TEST_CHECK_EVERY 64u
 
 static ic_status_t check_args(ic_transport_t *tt, int peer, const void *buf, size_t bytes,
                               ic_tx_req_t *req, const char *fn)
@@ -125,6 +126,7 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
         if (P->ux_tail == u)
             P->ux_tail = prev;
         t->nux--;
+        ic_shm_uxcall_remove(t, &u->key);
         if (u->key.sig != key.sig) {
             ic_shm_complete(t, r, ic_shm_sig_mismatch(r, u->key.sig));
             if (u->is_rts)
@@ -168,6 +170,9 @@ void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
         break;
     case SHM_RQ_MATCHED:
         ic_shm_list_remove(&P->grants, r);
+        break;
+    case SHM_RQ_SHARED:
+        ic_shm_share_cancel(t, r, st); /* nothing writes into r's buffer after this */
         break;
     case SHM_RQ_ACTIVE:
         if (r->kind == SHM_RQ_SEND) {
@@ -225,6 +230,12 @@ static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
         *done = r->state == SHM_RQ_DONE;
         return finished_status(t, r);
     }
+    /* A caller that only ever tests (never waits) still learns of a dead
+     * peer: every TEST_CHECK_EVERY-th test of an unfinished request looks
+     * (ic_shm_check_peer limits itself to one look per CHECK_MS; reading
+     * the clock on every test would cost more than the test). */
+    if (++t->tests_unfinished % TEST_CHECK_EVERY != 0)
+        return IC_OK;
     st = ic_shm_check_peer(t, r->peer, 0);
     if (st != IC_OK)
         ic_shm_cancel(t, r, st);
@@ -277,6 +288,7 @@ static void free_instance(shm_transport_t *t)
         free(t->peers);
     }
     free(t->notices);
+    ic_shm_uxcalls_free(t);
     ic_shm_seg_unmap(&t->seg);
     free(t);
 }
@@ -337,6 +349,8 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->base.rank = rank;
     t->base.size = size;
     t->yield_ns = ic_shm_yield_ns(size);
+    t->share_min = ic_shm_share_min();
+    t->share_per_call = ic_shm_share_pieces_per_call();
     t->oversubscribed = ic_shm_oversubscribed(size);
     t->next_xfer = 1;
     t->force_scan = 1;

@@ -14,7 +14,9 @@
  * changed), so no wake-up is lost.  The futex word is in a MAP_SHARED
  * mapping, so the shared (not private) futex operations are used.
  *
- * ops->wait runs three phases:
+ * ops->wait compares the doorbell with the value the last progress call
+ * scanned (t->scanned_bell): a difference is news, and it returns at once.
+ * Otherwise it runs three phases:
  *  1. about 2 us of polling the doorbell (a message from a running peer
  *     arrives within that time without a system call), skipped when the
  *     host's ranks outnumber the machine's cores: the peer we wait for is
@@ -23,7 +25,9 @@
  *     in a wait of its own was tried: 10 % faster at 8 B-4 KiB, 4 ranks on
  *     2 cores, timed after a barrier, but 1.5x slower timed from a common
  *     start, docs/perf/shm-waits-p4.md);
- *  2. sched_yield()s with a look at the doorbell after each, for up to
+ *  2. (after the failure checks below, which do not run before a message
+ *     that comes within the first phase) sched_yield()s with a look at the
+ *     doorbell after each, for up to
  *     0.2 ms with a core per rank and 0.1 ms with more ranks than cores
  *     (a yield lets another rank run on an oversubscribed core, 16 ranks
  *     on 2 cores depend on it, and returns at once when nothing else wants
@@ -259,24 +263,39 @@ static ic_status_t check_all(shm_transport_t *t)
     return st;
 }
 
-/* The spin, yield and sleep phases of a wait, without the guard; returns
- * with it held again. */
-static ic_status_t wait_unguarded(shm_transport_t *t, atomic_uint *bell, unsigned v0,
-                                  double timeout_s)
+/* Phase 1 of a wait, without the guard: polls the doorbell for up to
+ * SPIN_NS unless ranks outnumber cores.  True if it moved. */
+static bool spin(const shm_transport_t *t, atomic_uint *bell, unsigned v0, uint64_t limit)
+{
+    if (t->oversubscribed)
+        return false;
+    uint64_t start = 0, budget = SPIN_NS < limit ? SPIN_NS : limit;
+    for (unsigned i = 0;; i++) {
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+            return true;
+        if ((i & 15) == 15) {
+            uint64_t now = ic_shm_now_ns();
+            if (start == 0)
+                start = now;
+            else if (now - start >= budget)
+                return false;
+        }
+        cpu_relax();
+    }
+}
+
+/* The yield and sleep phases of a wait (the failure checks run first,
+ * with the guard held); returns with the guard held. */
+static ic_status_t wait_longer(shm_transport_t *t, atomic_uint *bell, unsigned v0,
+                               double timeout_s)
 {
     ic_transport_t *tt = &t->base;
-    ic_status_t st = IC_OK;
+    ic_status_t st = check_all(t);
+    if (st != IC_OK)
+        return st;
     uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
     ic_tx_guard_release(tt);
-    /* Phase 1: poll, unless ranks outnumber cores. */
-    for (unsigned i = 0; !t->oversubscribed; i++) {
-        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
-            goto out;
-        if ((i & 15) == 15 && ic_shm_now_ns() - start >= (SPIN_NS < limit ? SPIN_NS : limit))
-            break;
-        cpu_relax();
-    }
     /* Phase 2: let other ranks on this core run, polling between yields
      * for up to t->yield_ns (a yield returns at once when nothing else
      * wants the core). */
@@ -325,16 +344,24 @@ ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
     shm_transport_t *t = (shm_transport_t *)tt;
     if (!t)
         return ic_set_error(IC_ERR_ARG, "shm wait: transport is NULL");
+    /* Everything that can move a request rings this rank's doorbell, so
+     * the value the last progress call scanned tells whether there is news
+     * since: no progress call (and no lost wake-up) here. */
+    if (!(timeout_s > 0)) { /* a poll */
+        ic_status_t st = ic_shm_progress(t, NULL);
+        return st != IC_OK ? st : check_all(t);
+    }
     atomic_uint *bell = &t->seg.ranks[tt->rank].doorbell;
-    unsigned v0 = atomic_load(bell);
-    int events = 0;
-    ic_status_t st = ic_shm_progress(t, &events);
-    if (st != IC_OK || events > 0)
-        return st;
-    st = check_all(t);
-    if (st != IC_OK || !(timeout_s > 0))
-        return st;
-    return wait_unguarded(t, bell, v0, timeout_s);
+    unsigned v0 = t->scanned_bell;
+    if (t->force_scan || atomic_load(bell) != v0)
+        return IC_OK;
+    uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
+    ic_tx_guard_release(tt);
+    bool moved = spin(t, bell, v0, limit);
+    ic_tx_guard_take(tt);
+    if (moved)
+        return IC_OK;
+    return wait_longer(t, bell, v0, timeout_s);
 }
 
 void ic_shm_op_wake(ic_transport_t *tt)

@@ -1,0 +1,266 @@
+/*
+ * test_shm_share.c — large single-copy messages copied by both sides
+ * (shm_share.c): every byte arrives, the sender really writes pieces, and
+ * a shared copy that either side cancels midway never touches a buffer
+ * after the cancel.
+ *
+ *   sizes:    both directions at once, sizes around the sharing threshold
+ *             (IC_SHM_SHARE_MIN = 256 KiB) up to 9 MiB, plus a message
+ *             below it, every byte checked.
+ *   sender:   one piece per progress call (IC_SHM_SHARE_PIECES_PER_CALL=1):
+ *             the receiver copies one piece and stops; the sender's
+ *             progress calls must copy every other piece (the receive then
+ *             completes with one more call of the receiver), every byte
+ *             right.
+ *   recv-cancel: the receiver cancels its shared receive after one piece
+ *             and overwrites its buffer; the sender's progress afterwards
+ *             must not write into it, and its send must fail.
+ *   send-cancel: the sender cancels its send after the receiver's first
+ *             piece and overwrites its buffer; the receive must fail as
+ *             withdrawn, its buffer holding that first piece and nothing
+ *             else.
+ * Single copy only; without it the test says so and passes.
+ */
+#include "shm_harness.h"
+#include "transport/shm/shm_internal.h"
+
+#include <sys/mman.h>
+
+#define BIG (4u << 20)
+#define PIECE (512u << 10) /* BIG / 8: shm_share.c's cut of BIG */
+
+typedef struct {
+    volatile int *flag;
+} share_arg_t;
+
+static int wait_flag(volatile int *f, int v)
+{
+    double t0 = now_s();
+    while (*f < v) {
+        if (now_s() - t0 > 20)
+            return -1;
+        usleep(100);
+    }
+    return 0;
+}
+
+static int all_bytes(const unsigned char *b, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != v)
+            return 0;
+    return 1;
+}
+
+static int sizes_rank(int rank, int p, const char *name, void *arg)
+{
+    (void)arg;
+    static const size_t sizes[] = {(256u << 10) - 1, 256u << 10, (256u << 10) + 1,
+                                   (1u << 20) + 12345, (9u << 20) + 7, 100000};
+    enum { N = sizeof sizes / sizeof sizes[0] };
+    ic_transport_t *t = open_rank(name, rank, p);
+    int peer = 1 - rank, rc = 0;
+    unsigned char *out[N], *in[N];
+    ic_tx_req_t req[2 * N];
+    char done[2 * N];
+    for (int i = 0; i < N; i++) {
+        out[i] = malloc(sizes[i]);
+        in[i] = malloc(sizes[i]);
+        pat_fill(out[i], sizes[i], (uint64_t)(10 * rank + i));
+        memset(in[i], 0, sizes[i]);
+        t->ops->irecv(t, peer, mkkey(3, (uint64_t)i, 0), in[i], sizes[i], &req[2 * i]);
+        t->ops->isend(t, peer, mkkey(3, (uint64_t)i, 0), out[i], sizes[i], &req[2 * i + 1]);
+    }
+    ic_status_t st = wait_all(t, req, 2 * N, done);
+    if (st != IC_OK) {
+        printf("  sizes: rank %d: %s\n", rank, ic_last_error());
+        rc = 1;
+    }
+    for (int i = 0; i < N && st == IC_OK; i++) {
+        long bad = pat_check(in[i], sizes[i], (uint64_t)(10 * peer + i));
+        if (bad >= 0) {
+            printf("  sizes: rank %d: %zu-byte message wrong at byte %ld\n", rank, sizes[i], bad);
+            rc = 1;
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        free(out[i]);
+        free(in[i]);
+    }
+    t->ops->close(t);
+    return rc;
+}
+
+/* Rank 1's receive of BIG from rank 0, driven until it is shared (one
+ * piece copied here). */
+static ic_status_t recv_until_shared(ic_transport_t *t, ic_tx_req_t *req, unsigned char *buf)
+{
+    t->ops->irecv(t, 0, mkkey(4, 1, 0), buf, BIG, req);
+    shm_req_t *r = (shm_req_t *)(void *)req;
+    double t0 = now_s();
+    while (r->state != SHM_RQ_SHARED) {
+        if (r->state == SHM_RQ_DONE || r->state == SHM_RQ_ERROR || now_s() - t0 > 20)
+            return IC_ERR_TRANSPORT;
+        t->ops->progress(t);
+        usleep(100);
+    }
+    return IC_OK;
+}
+
+/* mode 0: sender copies the rest; 1: the receiver cancels; 2: the sender
+ * cancels. */
+static int staged_rank(int rank, int p, const char *name, void *arg, int mode)
+{
+    volatile int *flag = ((share_arg_t *)arg)->flag;
+    setenv("IC_SHM_SHARE_PIECES_PER_CALL", "1", 1);
+    ic_transport_t *t = open_rank(name, rank, p);
+    static const char *const what[3] = {"sender", "recv-cancel", "send-cancel"};
+    int rc = 0;
+    unsigned char *buf = malloc(BIG);
+    ic_tx_req_t req;
+    if (!ic_shm_single_copy(t)) {
+        if (rank == 0)
+            printf("  %s: no single copy: not applicable\n", what[mode]);
+        free(buf);
+        t->ops->close(t);
+        return 0;
+    }
+    if (rank == 1) {
+        memset(buf, 0, BIG);
+        if (recv_until_shared(t, &req, buf) != IC_OK) {
+            printf("  %s: the receive never became shared\n", what[mode]);
+            rc = 1;
+        }
+        if (mode == 1) {
+            t->ops->cancel(t, &req);
+            memset(buf, 0xEE, BIG);
+        }
+        flag[0] = 1; /* rank 0's turn */
+        wait_flag(&flag[1], 1);
+        if (mode == 0) {
+            int fin = 0;
+            ic_status_t st = t->ops->test(t, &req, &fin);
+            long bad = pat_check(buf, BIG, 77);
+            if (st != IC_OK || !fin || bad >= 0) {
+                printf("  sender: after the sender's pieces the receive is %s (%s), byte %ld "
+                       "wrong\n",
+                       fin ? "done" : "not done", st == IC_OK ? "ok" : ic_last_error(), bad);
+                rc = 1;
+            } else {
+                printf("  sender: the sender wrote %u of %u pieces, every byte right\n",
+                       BIG / PIECE - 1, BIG / PIECE);
+            }
+        } else if (mode == 1) {
+            if (!all_bytes(buf, BIG, 0xEE)) {
+                printf("  recv-cancel: the cancelled receive's buffer was written\n");
+                rc = 1;
+            } else {
+                printf("  recv-cancel: the cancelled receive's buffer is intact\n");
+            }
+        } else {
+            double t0 = now_s();
+            int fin = 0;
+            ic_status_t st = IC_OK;
+            while (st == IC_OK && !fin && now_s() - t0 < 20) {
+                st = t->ops->test(t, &req, &fin);
+                if (st == IC_OK && !fin)
+                    t->ops->wait(t, 0.001);
+            }
+            /* Its own first piece (the pattern) and nothing else: zeros. */
+            int intact = pat_check(buf, PIECE, 77) < 0 && all_bytes(buf + PIECE, BIG - PIECE, 0);
+            if (st == IC_OK || !intact) {
+                printf("  send-cancel: the receive %s and its buffer %s\n",
+                       st == IC_OK ? (fin ? "succeeded" : "hung") : "failed",
+                       intact ? "is as before" : "was written after the cancel");
+                rc = 1;
+            } else {
+                printf("  send-cancel: %s\n", ic_last_error());
+            }
+        }
+        flag[2] = 1;
+    } else {
+        pat_fill(buf, BIG, 77);
+        t->ops->isend(t, 1, mkkey(4, 1, 0), buf, BIG, &req);
+        wait_flag(&flag[0], 1);
+        if (mode == 2) {
+            t->ops->cancel(t, &req);
+            memset(buf, 0xDD, BIG); /* what a read after the cancel would see */
+        } else {
+            /* One piece per call: enough calls for every piece left. */
+            for (unsigned i = 0; i < 2 * BIG / PIECE; i++)
+                t->ops->progress(t);
+        }
+        flag[1] = 1;
+        wait_flag(&flag[2], 1);
+        if (mode == 1) {
+            int fin = 0;
+            ic_status_t st = IC_OK;
+            double t0 = now_s();
+            while (st == IC_OK && !fin && now_s() - t0 < 20) {
+                st = t->ops->test(t, &req, &fin);
+                if (st == IC_OK && !fin)
+                    t->ops->wait(t, 0.001);
+            }
+            if (st == IC_OK) {
+                printf("  recv-cancel: the send %s\n", fin ? "succeeded" : "hung");
+                rc = 1;
+            }
+        } else if (mode == 0) {
+            int fin = 0;
+            double t0 = now_s();
+            ic_status_t st = IC_OK;
+            while (st == IC_OK && !fin && now_s() - t0 < 20) {
+                st = t->ops->test(t, &req, &fin);
+                if (st == IC_OK && !fin)
+                    t->ops->wait(t, 0.001);
+            }
+            if (st != IC_OK || !fin) {
+                printf("  sender: the send did not complete: %s\n", ic_last_error());
+                rc = 1;
+            }
+        }
+    }
+    free(buf);
+    t->ops->close(t);
+    return rc;
+}
+
+static int sender_rank(int rank, int p, const char *name, void *arg)
+{
+    return staged_rank(rank, p, name, arg, 0);
+}
+
+static int recv_cancel_rank(int rank, int p, const char *name, void *arg)
+{
+    return staged_rank(rank, p, name, arg, 1);
+}
+
+static int send_cancel_rank(int rank, int p, const char *name, void *arg)
+{
+    return staged_rank(rank, p, name, arg, 2);
+}
+
+int main(void)
+{
+    int failures = 0;
+    volatile int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (flag == MAP_FAILED)
+        return 1;
+    share_arg_t a = {flag};
+    shm_rank_fn fns[4] = {sizes_rank, sender_rank, recv_cancel_rank, send_cancel_rank};
+    const char *names[4] = {"sizes", "sender", "recv-cancel", "send-cancel"};
+    for (int k = 0; k < 4; k++) {
+        memset((void *)flag, 0, 4096);
+        int status[2] = {0, 0};
+        char name[64];
+        printf("test_shm_share: %s\n", names[k]);
+        int rc = run_job(2, fns[k], &a, 60, MARK_BAD, status, name);
+        for (int r = 0; r < 2; r++)
+            if (rc != 0 || !WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
+                printf("FAIL: %s: rank %d ended with status 0x%x\n", names[k], r, status[r]);
+                failures++;
+            }
+    }
+    printf("test_shm_share: %s\n", failures ? "FAILED" : "passed");
+    return failures ? 1 : 0;
+}
