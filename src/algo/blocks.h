@@ -53,6 +53,16 @@ void ic_blk_mst_gather(ic_plan_t *pl, const ic_view_t *v, int root,
                        const ic_split_t *sp, const size_t *len, ic_loc_t mine,
                        ic_layout_t stage, ic_layout_t dst);
 
+/* direct_scatter.c — as ic_blk_mst_scatter, the root sending each member
+ * its block directly; a non-root reads len[me] only. */
+void ic_blk_direct_scatter(ic_plan_t *pl, const ic_view_t *v, int root, const size_t *len,
+                           ic_layout_t src, ic_loc_t dst);
+
+/* direct_gather.c — as ic_blk_mst_gather, each member sending its block
+ * to the root directly; a non-root reads len[me] only. */
+void ic_blk_direct_gather(ic_plan_t *pl, const ic_view_t *v, int root, const size_t *len,
+                          ic_loc_t mine, ic_layout_t dst);
+
 /* ring_allgather.c — member i's block (at mine on i) reaches buf[i] on
  * every member. */
 void ic_blk_ring_allgather(ic_plan_t *pl, const ic_view_t *v, const size_t *len,

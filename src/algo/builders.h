@@ -26,10 +26,14 @@ ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_allreduce_direct_ag(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_scatter.c (scatter and scatterv) */
 ic_status_t ic_build_scatter_mst(ic_plan_t *pl, const ic_coll_args_t *a);
+/* scatter and scatterv (a non-root reads only its own count) */
+ic_status_t ic_build_scatter_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_scatterv_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_scatterv_mst_dist(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_gather.c (gather and gatherv) */
 ic_status_t ic_build_gather_mst(ic_plan_t *pl, const ic_coll_args_t *a);
+/* gather and gatherv (a non-root reads only its own count) */
+ic_status_t ic_build_gather_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_gatherv_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_gatherv_mst_dist(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_allgather.c (allgather and allgatherv) */

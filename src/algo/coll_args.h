@@ -44,6 +44,12 @@ typedef struct ic_coll_args {
      * element in the canonical order (docs/reproducibility.md), so only
      * entries flagged IC_ALGO_CANONICAL apply. */
     bool reproducible;
+    /* Scatterv/gatherv only: counts[] is the root's on the root, and on
+     * any other member only counts[rank] (its own count) is meaningful,
+     * as in MPI (the drop-in).  Only entries flagged IC_ALGO_OWN_COUNT
+     * apply, the first one is taken (ranks could not agree on a price),
+     * and the counts stay out of the call's signature and fingerprint. */
+    bool counts_at_root;
 } ic_coll_args_t;
 
 #endif

@@ -34,8 +34,8 @@ void ic_fingerprint_of(const ic_comm_t *comm, const ic_coll_args_t *a, ic_finger
     fp->op_kind = ic_coll_reduces(a->coll) && a->op ? (int32_t)a->op->kind : -1;
     fp->commutative = ic_coll_reduces(a->coll) && a->op ? a->op->commutative : -1;
     fp->reproducible = ic_coll_reduces(a->coll) && a->reproducible;
-    bool v = a->counts && a->coll != IC_COLL_ALLTOALLV;
-    fp->count = v || a->coll == IC_COLL_ALLTOALLV ? 0 : a->count;
+    bool v = a->counts && a->coll != IC_COLL_ALLTOALLV && !a->counts_at_root;
+    fp->count = a->counts || a->coll == IC_COLL_ALLTOALLV ? 0 : a->count;
     fp->counts_hash = v ? ic_fnv1a(h0, a->counts, sizeof(size_t) * (size_t)comm->size) : 0;
     const char *algo = comm->algo[a->coll];
     fp->algo_hash = algo ? ic_fnv1a(h0, algo, strlen(algo)) : 0;

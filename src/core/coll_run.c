@@ -219,6 +219,7 @@ void ic_coll_set_idle_hook(void (*fn)(void))
 /* A wait that has lasted IDLE_HOOK_AFTER seconds calls the idle hook
  * (without run_lock) that often. */
 #define IDLE_HOOK_AFTER 2e-4
+#define CLOCK_EVERY 4u
 
 /* Runs r until it completes, fails, or the communicator's timeout
  * (IC_TIMEOUT) passes: a peer that hangs without dying.  Called with
@@ -228,16 +229,25 @@ static ic_status_t wait_one(ic_request_t *r)
     if (!r->active)
         return ended_status(r);
     void (*hook)(void) = atomic_load(&idle_hook);
-    double limit = r->comm->timeout, start = limit > 0 || hook ? now_s() : 0;
-    double next_hook = start + IDLE_HOOK_AFTER;
+    double limit = r->comm->timeout, start = 0, now = 0, next_hook = 0;
+    bool timed = limit > 0 || hook;
     ic_status_t st;
     nwaiters++;
-    for (;;) {
+    /* The clock is read only once the run has had to wait, and then on
+     * every CLOCK_EVERY-th pass: most short calls never read it. */
+    for (unsigned pass = 0;; pass++) {
         int done;
         st = progress_all(r, &done);
         if (st != IC_OK || done || !r->active)
             break;
-        if (limit > 0 && now_s() - start > limit) {
+        if (timed && pass % CLOCK_EVERY == 1) {
+            now = now_s();
+            if (pass == 1) {
+                start = now;
+                next_hook = now + IDLE_HOOK_AFTER;
+            }
+        }
+        if (limit > 0 && pass > 1 && now - start > limit) {
             st = ic_set_error(IC_ERR_TIMEOUT, "not finished after %.1f s (IC_TIMEOUT)", limit);
             run_fail(r, st);
             break;
@@ -250,7 +260,7 @@ static ic_status_t wait_one(ic_request_t *r)
                 break;
             }
         }
-        if (hook && now_s() >= next_hook) {
+        if (hook && pass > 1 && pass % CLOCK_EVERY == 1 && now >= next_hook) {
             pthread_mutex_unlock(&run_lock);
             hook();
             pthread_mutex_lock(&run_lock);
@@ -268,13 +278,14 @@ static ic_status_t wait_one(ic_request_t *r)
 static uint32_t call_sig(const ic_coll_args_t *a, const ic_choice_t *c, int p)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    int f[7] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
-                a->op ? (int)a->op->commutative : -1, c->mesh.d, (int)a->reproducible};
+    int f[8] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
+                a->op ? (int)a->op->commutative : -1, c->mesh.d, (int)a->reproducible,
+                (int)a->counts_at_root};
     h = ic_fnv1a(h, f, sizeof f);
     h = ic_fnv1a(h, c->al->name, strlen(c->al->name));
     h = ic_fnv1a(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
     h = ic_fnv1a(h, &a->count, sizeof a->count);
-    if (a->counts && a->coll != IC_COLL_ALLTOALLV)
+    if (a->counts && a->coll != IC_COLL_ALLTOALLV && !a->counts_at_root)
         h = ic_fnv1a(h, a->counts, sizeof(size_t) * (size_t)p);
     return (uint32_t)(h ^ (h >> 32));
 }
@@ -303,6 +314,7 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
         return st;
     }
     r->comm = comm;
+    ic_args_buffer_bytes(a, comm->rank, comm->size, &r->send_bytes, &r->recv_bytes);
     r->sig = call_sig(a, &choice, comm->size);
     r->algo = choice.al->name;
     if (ic_plan_key_copy(r, a, comm->size)) {
@@ -311,6 +323,14 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     }
     *out = r;
     return IC_OK;
+}
+
+/* Send and receive bytes that overlap without IC_IN_PLACE would be
+ * overwritten while they are still being sent. */
+static bool buffers_overlap(const void *sendbuf, size_t sb, const void *recvbuf, size_t rb)
+{
+    uintptr_t s0 = (uintptr_t)sendbuf, r0 = (uintptr_t)recvbuf;
+    return sb > 0 && rb > 0 && s0 < r0 + rb && r0 < s0 + sb;
 }
 
 /* Checks the call's arguments on this rank, decodes IC_IN_PLACE. */
@@ -350,10 +370,7 @@ static ic_status_t check_call(const char *fn, ic_comm_t *comm, ic_coll_args_t *a
     if (rb > 0 && !*recvbuf)
         return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf is NULL but %zu bytes are received",
                             fn, rb);
-    /* Send and receive bytes that overlap without IC_IN_PLACE would be
-     * overwritten while they are still being sent. */
-    uintptr_t s0 = (uintptr_t)*sendbuf, r0 = (uintptr_t)*recvbuf;
-    if (sb > 0 && rb > 0 && s0 < r0 + rb && r0 < s0 + sb)
+    if (buffers_overlap(*sendbuf, sb, *recvbuf, rb))
         return ic_set_error(IC_ERR_BUFFER,
                             "%s: sendbuf (%zu bytes) and recvbuf (%zu bytes) overlap; pass "
                             "IC_IN_PLACE as sendbuf to work in place",
@@ -454,6 +471,65 @@ static ic_status_t run_check(const char *fn, ic_comm_t *comm, const ic_coll_args
     return st;
 }
 
+/* Ends a blocking run: its error, with the call named in front of the
+ * transport's message. */
+static ic_status_t blocking_status(const char *fn, ic_status_t st)
+{
+    if (st == IC_OK)
+        return IC_OK;
+    char why[400];
+    snprintf(why, sizeof why, "%s", ic_last_error()[0] ? ic_last_error() : ic_status_string(st));
+    return ic_set_error(st, "%s: %s", fn, why);
+}
+
+/* The way of a blocking call whose plan is cached.  A hit means that the
+ * arguments equal, field for field, those of an earlier call on this rank
+ * that passed check_call (the cache key holds them: collective, datatype,
+ * op id, root, count, IC_IN_PLACE, the count and displacement arrays), so
+ * of check_call only what the key does not hold is done again: the op's
+ * handle (before the key comparison reads it) and the buffers.  Returns
+ * false, having run nothing, on a miss or on anything unusual: the full
+ * way then checks (and reports) everything. */
+static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const void *sendbuf,
+                       void *recvbuf, ic_status_t *st)
+{
+    if ((unsigned)a->coll >= IC_COLL_COUNT ||
+        (ic_coll_reduces(a->coll) && (!a->op || !ic_op_valid(a->op))))
+        return false;
+    bool in_place = false;
+    if (sendbuf == IC_IN_PLACE) {
+        in_place = true;
+        sendbuf = NULL;
+    }
+    if (recvbuf == IC_IN_PLACE) {
+        if (a->coll != IC_COLL_SCATTER && a->coll != IC_COLL_SCATTERV)
+            return false;
+        in_place = true;
+        recvbuf = NULL;
+    }
+    a->in_place = in_place;
+    a->reproducible = comm->reproducible;
+    if ((a->coll == IC_COLL_SCATTERV || a->coll == IC_COLL_GATHERV) && a->root != comm->rank)
+        a->displs = NULL;
+    pthread_mutex_lock(&run_lock);
+    ic_request_t *r = ic_plan_cache_take(comm, a, IC_MODE_BLOCKING);
+    if (!r || (r->send_bytes > 0 && !sendbuf) || (r->recv_bytes > 0 && !recvbuf) ||
+        buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
+        pthread_mutex_unlock(&run_lock);
+        return false;
+    }
+    r->sendbuf = sendbuf;
+    r->recvbuf = recvbuf;
+    r->persistent = 0;
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, sendbuf,
+                  recvbuf);
+    activate(r);
+    *st = wait_one(r);
+    pthread_mutex_unlock(&run_lock);
+    *st = blocking_status(fn, *st);
+    return true;
+}
+
 ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
                         const void *sendbuf, void *recvbuf, ic_mode_t mode,
                         ic_request_t **req)
@@ -464,6 +540,8 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     if (atomic_load_explicit(&comm->failed, memory_order_acquire) != IC_OK)
         return revoked(fn, comm);
     int checked = comm->check && mode != IC_MODE_PERSISTENT && comm->size > 1;
+    if (mode == IC_MODE_BLOCKING && !checked && run_cached(fn, comm, a, sendbuf, recvbuf, &st))
+        return st;
     st = check_call(fn, comm, a, &sendbuf, &recvbuf, mode, req);
     if (st != IC_OK)
         return reject(comm, mode, st, checked ? 2 : 1);
@@ -510,14 +588,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     }
     st = wait_one(r);
     pthread_mutex_unlock(&run_lock);
-    if (st != IC_OK) {
-        /* Name the call in front of the transport's message. */
-        char why[400];
-        snprintf(why, sizeof why, "%s", ic_last_error()[0] ? ic_last_error()
-                                                           : ic_status_string(st));
-        return ic_set_error(st, "%s: %s", fn, why);
-    }
-    return IC_OK;
+    return blocking_status(fn, st);
 }
 
 void ic_comm_drop_cache(ic_comm_t *comm)

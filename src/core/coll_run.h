@@ -19,6 +19,7 @@ struct ic_request {
     const void *sendbuf;
     void *recvbuf;
     ic_coll_args_t key;     /* arguments the plan was built for (cache) */
+    size_t send_bytes, recv_bytes; /* what the call reads and writes on this rank */
     size_t *arrays;         /* owned copies of key's count/displacement arrays */
     uint32_t sig;           /* the call's signature, carried by its messages */
     const char *algo;       /* the chosen catalog entry's name */

@@ -49,7 +49,8 @@ bool ic_plan_args_equal(ic_coll_args_t *a, ic_coll_args_t *b, int p)
      * back as another op (base/handles.h). */
     uint64_t ida = a->op ? a->op->id : 0, idb = b->op ? b->op->id : 0;
     if (a->coll != b->coll || a->dtype != b->dtype || ida != idb || a->root != b->root ||
-        a->count != b->count || a->in_place != b->in_place || a->reproducible != b->reproducible)
+        a->count != b->count || a->in_place != b->in_place || a->reproducible != b->reproducible ||
+        a->counts_at_root != b->counts_at_root)
         return false;
     const size_t **sa[6], **sb[6];
     arrays_of(a, sa);

@@ -59,7 +59,7 @@ void ic_strategy_decide(ic_comm_t *comm, const ic_coll_args_t *a, const ic_algo_
     int p = comm->size;
     /* All-to-all(v) with per-rank counts has no common size: not cached
      * (its decision does not depend on the counts anyway). */
-    bool cacheable = a->coll != IC_COLL_ALLTOALLV;
+    bool cacheable = a->coll != IC_COLL_ALLTOALLV && !a->counts_at_root;
     for (int i = 0; cacheable && i < IC_STRATEGY_SLOTS; i++) {
         if (same_call(&comm->strategy[i], a, forced, p)) {
             *out = comm->strategy[i].choice;

@@ -34,6 +34,10 @@ typedef struct shim_exec {
     /* scatterv, gatherv: the counts (bytes) exist at the root only; the
      * others learn them from a broadcast of counts[] before the call. */
     int root_counts;
+    /* scatterv, gatherv run as calls whose counts only the root has
+     * (ic_coll_args_t.counts_at_root: the direct entries), so nothing is
+     * broadcast first; root_counts is then 0. */
+    int counts_at_root;
     /* Packing: tmp holds the packed send side at 0 and the receive side
      * at tmp_rpos; in[] are packed before the call, out[] unpacked after. */
     char *tmp;

@@ -11,13 +11,16 @@
  * Reductions keep their element type: count times the number of base
  * elements per element of a contiguous derived type.
  *
- * Scatterv and gatherv: MPI gives the counts to the root only, intercom
- * plans with every rank's count on every rank, so the root's byte counts
- * are broadcast first (run.c); every other argument maps one to one.
+ * Scatterv and gatherv: MPI gives the counts to the root only.  For small
+ * p the call runs as one whose counts only the root has (the direct
+ * entries, counts_at_root_pays); otherwise intercom plans with every
+ * rank's count on every rank, so the root's byte counts are broadcast
+ * first (run.c).  Every other argument maps one to one.
  */
 #include "mpi_shim/exec.h"
 
 #include "base/status.h"
+#include "core/comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +192,23 @@ static ic_status_t own_side(shim_exec_t *x, MPI_Count n, MPI_Datatype type, cons
     return IC_OK;
 }
 
+/* Scatterv and gatherv: run with the counts at the root only (the direct
+ * entries: p - 1 start-ups, nothing sent first) when that takes no more
+ * start-ups than broadcasting the root's counts and then running the MST
+ * v-form (2 ceil(log2 p) on the critical path), and the communicator does
+ * not force another algorithm.  Depends on p and the forced algorithm only,
+ * which are the same on every rank. */
+static int counts_at_root_pays(const shim_exec_t *x)
+{
+    const char *forced = x->ic->algo[x->coll];
+    if (forced && strcmp(forced, "auto") != 0 && strcmp(forced, "direct") != 0)
+        return 0;
+    int log2p = 0;
+    while ((1 << log2p) < x->p)
+        log2p++;
+    return x->p - 1 <= 2 * log2p;
+}
+
 static ic_status_t prepare_v(shim_exec_t *x)
 {
     const shim_call_t *c = &x->call;
@@ -221,6 +241,10 @@ static ic_status_t prepare_v(shim_exec_t *x)
     } else {
         x->counts = a, x->displs = a + p;
         x->root_counts = coll != IC_COLL_ALLGATHERV;
+        if (x->root_counts && counts_at_root_pays(x)) {
+            x->root_counts = 0;
+            x->counts_at_root = 1;
+        }
         size_t bytes = 0;
         if (coll == IC_COLL_SCATTERV) {
             if (is_root)
@@ -269,9 +293,9 @@ ic_status_t shim_prepare(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
     x->op = op;
     x->root = c->root;
     x->coll = c->coll == SHIM_REDUCE_LOCAL ? IC_COLL_ALLREDUCE : (ic_coll_t)c->coll;
-    if (ic) {
-        ic_comm_size(ic, &x->p);
-        ic_comm_rank(ic, &x->me);
+    if (ic) { /* a live communicator (shim_comm): its fields are read directly */
+        x->p = ic->size;
+        x->me = ic->rank;
     }
     switch (c->coll) {
     case IC_COLL_BARRIER:
@@ -385,6 +409,8 @@ int shim_unpack_out(shim_exec_t *x)
 
 void shim_exec_free(shim_exec_t *x)
 {
+    if (!x->arr && !x->blks && !x->tmp)
+        return; /* the usual case: nothing was packed or copied */
     free(x->arr);
     free(x->blks);
     free(x->tmp);

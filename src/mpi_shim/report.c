@@ -56,8 +56,10 @@ void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
     fstats_t *s = &stats[coll][form][wide != 0];
     pthread_mutex_lock(&stats_lock);
     s->served++;
+    /* Names are the catalog's constants: the same pointer is the same
+     * name, and the pointer is compared first. */
     int i = 0;
-    while (i < MAX_ALGOS && s->algo[i] && strcmp(s->algo[i], algo) != 0)
+    while (i < MAX_ALGOS && s->algo[i] && s->algo[i] != algo && strcmp(s->algo[i], algo) != 0)
         i++;
     if (i == MAX_ALGOS)
         i = MAX_ALGOS - 1; /* the last slot collects the rest */

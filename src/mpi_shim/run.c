@@ -27,9 +27,31 @@
      : (form) == SHIM_NONBLOCKING ? ic_i##name(__VA_ARGS__, req)                               \
                                   : ic_##name##_init(__VA_ARGS__, req))
 
+/* Scatterv or gatherv with the counts at the root only. */
+static ic_status_t at_root_call(shim_exec_t *x, shim_form_t f, ic_request_t **r)
+{
+    static const char *const names[2][3] = {
+        {"ic_scatterv", "ic_iscatterv", "ic_scatterv_init"},
+        {"ic_gatherv", "ic_igatherv", "ic_gatherv_init"}};
+    ic_coll_args_t a = {0};
+    a.coll = x->coll;
+    a.dtype = x->dtype;
+    a.root = x->root;
+    a.counts = x->counts;
+    a.displs = x->displs;
+    a.counts_at_root = true;
+    ic_mode_t mode = f == SHIM_BLOCKING      ? IC_MODE_BLOCKING
+                     : f == SHIM_NONBLOCKING ? IC_MODE_NONBLOCKING
+                                             : IC_MODE_PERSISTENT;
+    return ic_coll_run(names[x->coll == IC_COLL_GATHERV][f], x->ic, &a, x->sb, x->rb, mode,
+                       mode == IC_MODE_BLOCKING ? NULL : r);
+}
+
 ic_status_t shim_ic_call(shim_exec_t *x, shim_form_t f, ic_request_t **r)
 {
     ic_comm_t *ic = x->ic;
+    if (x->counts_at_root)
+        return at_root_call(x, f, r);
     switch (x->coll) {
     case IC_COLL_BCAST:
         return ARGS3(f, r, bcast, x->rb, x->count, x->dtype, x->root, ic);

@@ -2,11 +2,14 @@
  * exec.c — the executor: one rank's plan on a transport (see exec.h).
  *
  * A run keeps, per step, the number of unmet dependencies.  Ready steps
- * sit on a stack; progress pops them: a COPY or REDUCE runs at once and
- * completes, a SEND or RECV is posted to the transport and joins the
- * active list, which is tested on every progress call.  Completing a step
- * decrements its successors and pushes those that became ready.  Nothing
- * is allocated per run.
+ * sit on a stack; progress pops them: a SEND or RECV is posted to the
+ * transport at once and joins the active list, which is tested on every
+ * progress call; a COPY, REDUCE or JOIN waits on a second stack until
+ * every ready message is posted, so that local work (a long copy or
+ * reduction) never delays a message that could already be on its way.
+ * Completing a step decrements its successors and pushes those that
+ * became ready.  The steps ready at the start are stacked so that they
+ * come off in program order.  Nothing is allocated per run.
  */
 #include "plan/exec.h"
 
@@ -25,11 +28,12 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
     x->succ = malloc(sizeof(uint32_t) * (x->plan.ndeps + 1));
     x->remaining = malloc(sizeof(uint32_t) * (n + 1));
     x->ready = malloc(sizeof(uint32_t) * (n + 1));
+    x->local = malloc(sizeof(uint32_t) * (n + 1));
     x->active = malloc(sizeof(uint32_t) * (n + 1));
     x->req = malloc(sizeof(ic_tx_req_t) * (n + 1));
     x->scratch = malloc(x->plan.scratch_bytes ? x->plan.scratch_bytes : 1);
-    if (!x->succ_first || !x->succ || !x->remaining || !x->ready || !x->active || !x->req ||
-        !x->scratch) {
+    if (!x->succ_first || !x->succ || !x->remaining || !x->ready || !x->local || !x->active ||
+        !x->req || !x->scratch) {
         ic_exec_release(x);
         return ic_set_error(IC_ERR_NO_MEM, "out of memory preparing a plan");
     }
@@ -59,6 +63,7 @@ void ic_exec_cancel(ic_exec_t *x, ic_status_t st)
         x->t->ops->cancel(x->t, &x->req[x->active[a]]);
     x->nactive = 0;
     x->nready = 0;
+    x->nlocal = 0;
     x->status = st;
     x->running = 0;
 }
@@ -71,6 +76,7 @@ void ic_exec_release(ic_exec_t *x)
     free(x->succ);
     free(x->remaining);
     free(x->ready);
+    free(x->local);
     free(x->active);
     free(x->req);
     free(x->scratch);
@@ -90,10 +96,10 @@ void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t c
     x->buf[IC_BUF_SEND] = (unsigned char *)sendbuf;
     x->buf[IC_BUF_RECV] = recvbuf;
     x->buf[IC_BUF_SCRATCH] = x->scratch;
-    x->nready = x->nactive = x->ndone = 0;
+    x->nready = x->nlocal = x->nactive = x->ndone = 0;
     x->status = IC_OK;
     x->running = 1;
-    for (size_t i = 0; i < x->plan.nsteps; i++) {
+    for (size_t i = x->plan.nsteps; i-- > 0;) {
         x->remaining[i] = x->plan.steps[i].ndeps;
         if (x->remaining[i] == 0)
             x->ready[x->nready++] = (uint32_t)i;
@@ -137,13 +143,18 @@ ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
     ic_status_t st = IC_OK;
     for (int moved = 1; moved && st == IC_OK;) {
         moved = 0;
-        while (x->nready > 0 && st == IC_OK) {
+        while ((x->nready > 0 || x->nlocal > 0) && st == IC_OK) {
+            moved = 1;
+            if (x->nready == 0) { /* every ready message is posted: local work */
+                uint32_t i = x->local[--x->nlocal];
+                run_local(x, &x->plan.steps[i]);
+                complete(x, i);
+                continue;
+            }
             uint32_t i = x->ready[--x->nready];
             const ic_step_t *s = &x->plan.steps[i];
-            moved = 1;
             if (s->kind != IC_STEP_SEND && s->kind != IC_STEP_RECV) {
-                run_local(x, s);
-                complete(x, i);
+                x->local[x->nlocal++] = i;
                 continue;
             }
             st = post(x, i);

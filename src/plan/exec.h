@@ -21,10 +21,11 @@ typedef struct ic_exec {
     uint32_t *succ;           /* successor step indices */
     uint32_t *remaining;      /* unmet dependencies, per run */
     uint32_t *ready;          /* stack of ready steps */
+    uint32_t *local;          /* ready local steps, run once no message is left to post */
     uint32_t *active;         /* SEND/RECV steps posted, not yet complete */
     ic_tx_req_t *req;         /* one per step */
     unsigned char *scratch;   /* plan.scratch_bytes */
-    size_t nready, nactive, ndone;
+    size_t nready, nlocal, nactive, ndone;
     /* Per run. */
     ic_transport_t *t;
     const int *world;         /* communicator rank -> transport rank */

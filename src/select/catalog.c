@@ -39,6 +39,8 @@ bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
         return false;
     if (a->reproducible && ic_coll_reduces(a->coll) && !(al->flags & IC_ALGO_CANONICAL))
         return false;
+    if (a->counts_at_root && !(al->flags & IC_ALGO_OWN_COUNT))
+        return false;
     return true;
 }
 
@@ -82,6 +84,8 @@ ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, con
                                 ? "a power-of-two number of ranks"
                             : (al->flags & IC_ALGO_COMMUTATIVE) && a->op && !a->op->commutative
                                 ? "a commutative operation"
+                            : a->counts_at_root && !(al->flags & IC_ALGO_OWN_COUNT)
+                                ? "every rank's counts (they are at the root only)"
                                 : "IC_REPRODUCIBLE off: it does not combine in the canonical "
                                   "rank order (docs/reproducibility.md)");
     *out = al;

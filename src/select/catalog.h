@@ -20,6 +20,10 @@
  * order), whatever the length: the only entries of reductions that
  * IC_REPRODUCIBLE lets run. */
 #define IC_ALGO_CANONICAL 0x20u
+/* Scatterv/gatherv: a member other than the root reads only its own
+ * count, so the entry runs calls whose counts only the root has
+ * (ic_coll_args_t.counts_at_root, MPI's convention: the drop-in). */
+#define IC_ALGO_OWN_COUNT 0x40u
 /* Tested by its family's own matrix and cost tests (test_coll_<family>,
  * test_cost_<family>) rather than the generic ones. */
 #define IC_ALGO_OWN_TESTS 0x8u

@@ -159,6 +159,21 @@ static double gather_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, b
     return t;
 }
 
+/* direct_scatter.c, direct_gather.c: the root's port sends (takes) the
+ * other members' blocks one after the other. */
+static double c_direct_root(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    if (!len)
+        return -1;
+    double t = 0;
+    for (int i = 0; i < p; i++)
+        if (i != a->root && len[i] > 0)
+            t += m->alpha + (double)len[i] * m->beta;
+    free(len);
+    return t;
+}
+
 static double c_scatter_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     return scatter_cost(a, p, m, false);
@@ -267,6 +282,7 @@ static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 #define OWN IC_ALGO_OWN_TESTS
 #define HC (IC_ALGO_HOSTS | IC_ALGO_COMMUTATIVE)
 #define CANON IC_ALGO_CANONICAL
+#define OWNC IC_ALGO_OWN_COUNT
 static const ic_algo_t catalog[] = {
     /* ---- bcast: MST, scatter + collect; mesh: SC and MST-SC; pipelines ---------------------- */
     {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
@@ -324,18 +340,26 @@ static const ic_algo_t catalog[] = {
      ic_build_allreduce_hosts, ic_cost_allreduce_hosts, ic_describe_hosts},
     /* ---- scatter ---------------------------------------------------------------------------- */
     {IC_COLL_SCATTER, "mst", "minimum spanning tree", 0, ic_build_scatter_mst, c_scatter_mst, NULL},
+    {IC_COLL_SCATTER, "direct", "the root sends each member its block", OWNC,
+     ic_build_scatter_direct, c_direct_root, NULL},
     /* ---- scatterv --------------------------------------------------------------------------- */
     {IC_COLL_SCATTERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_scatterv_mst,
      c_scatter_mst, NULL},
     {IC_COLL_SCATTERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
      ic_build_scatterv_mst_dist, c_scatter_dist, NULL},
+    {IC_COLL_SCATTERV, "direct", "the root sends each member its block", OWNC,
+     ic_build_scatter_direct, c_direct_root, NULL},
     /* ---- gather ----------------------------------------------------------------------------- */
     {IC_COLL_GATHER, "mst", "minimum spanning tree", 0, ic_build_gather_mst, c_gather_mst, NULL},
+    {IC_COLL_GATHER, "direct", "each member sends its block to the root", OWNC,
+     ic_build_gather_direct, c_direct_root, NULL},
     /* ---- gatherv ---------------------------------------------------------------------------- */
     {IC_COLL_GATHERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_gatherv_mst,
      c_gather_mst, NULL},
     {IC_COLL_GATHERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
      ic_build_gatherv_mst_dist, c_gather_dist, NULL},
+    {IC_COLL_GATHERV, "direct", "each member sends its block to the root", OWNC,
+     ic_build_gather_direct, c_direct_root, NULL},
     /* ---- allgather: ring, gather + bcast; mesh: DR, PFR, PFR-DR, alternating PFR ------------ */
     {IC_COLL_ALLGATHER, "ring", "bucket ring (long vectors)", 0, ic_build_allgather_ring,
      c_allgather_ring, NULL},
@@ -429,6 +453,7 @@ static const ic_algo_t catalog[] = {
 #undef OWN
 #undef HC
 #undef CANON
+#undef OWNC
 
 const ic_algo_t *ic_catalog(size_t *n)
 {

@@ -72,7 +72,7 @@ int ic_decide(const ic_coll_args_t *a, int p, const ic_algo_t *forced, const ic_
             continue;
         if ((cat[i].flags & IC_ALGO_HOSTS) && !(a->host_of && a->nhosts > 1))
             continue; /* the leaders' entries: only across hosts */
-        if (a->coll == IC_COLL_ALLTOALLV && best->al) {
+        if ((a->coll == IC_COLL_ALLTOALLV || a->counts_at_root) && best->al) {
             continue; /* per-rank counts: every rank takes the first entry */
         }
         ic_choice_t c = price(&cat[i], a, p, false, m);

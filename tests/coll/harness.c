@@ -257,6 +257,7 @@ typedef struct setup {
     int only; /* the one rank with buffers, or -1 for all */
     size_t es;
     size_t *counts, *dstore, *displs;
+    size_t *own; /* counts_at_root: p x p, rank r's counts array (own[r][r] only is right) */
     size_t *sc, *sd, *rc, *rd; /* alltoallv, p x p */
     ic_coll_args_t *args;
     rank_state_t *rs;
@@ -567,6 +568,7 @@ static void release(setup_t *s)
     free(s->rs);
     free(s->args);
     free(s->counts);
+    free(s->own);
     free(s->dstore);
     free(s->sc);
     free(s->sd);
@@ -641,6 +643,18 @@ static int setup(setup_t *s, const tcase_t *c, int only)
             a->sdispls = s->sd + (size_t)r * p;
             a->rcounts = s->rc + (size_t)r * p;
             a->rdispls = s->rd + (size_t)r * p;
+        }
+        if (c->counts_at_root && s->counts) {
+            a->counts_at_root = true;
+            if (r != c->root) {
+                if (!s->own && !(s->own = malloc(sizeof(size_t) * (size_t)p * (size_t)p)))
+                    return -1;
+                size_t *mine = s->own + (size_t)r * (size_t)p;
+                for (int i = 0; i < p; i++) /* poison: what a wrong plan would read */
+                    mine[i] = i == r ? s->counts[i] : 1000003u + 7u * (size_t)i;
+                a->counts = mine;
+                a->displs = NULL;
+            }
         }
         a->model = c->model ? *c->model : ic_model_default();
         a->mesh = c->mesh;

@@ -52,6 +52,10 @@ typedef struct tcase {
      * relative to the sum of the magnitudes; and for allreduce, every
      * rank's result must be bitwise the same as rank 0's. */
     bool agree;
+    /* Scatterv/gatherv with MPI's convention (ic_coll_args_t.counts_at_root):
+     * a rank other than the root passes a counts array in which only its
+     * own entry is right (the others are poisoned) and no displacements. */
+    bool counts_at_root;
 } tcase_t;
 
 /* Runs the case; returns 0 when every check passed, else 1 with a message

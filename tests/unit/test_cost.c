@@ -121,6 +121,8 @@ static double closed_form(const ic_algo_t *al, int p, size_t count)
     case IC_COLL_SCATTERV:
     case IC_COLL_GATHER:
     case IC_COLL_GATHERV: /* n is the block: N = p*n */
+        if (nm[0] == 'd') /* direct: the root's port, one block at a time */
+            return (P - 1) * (a + n * b);
         if (pow2(p))
             return L * a + (P - 1) * n * b;
         return NAN;
