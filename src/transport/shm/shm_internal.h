@@ -70,6 +70,8 @@ typedef struct shm_rank {
     atomic_uint attached;
     atomic_uint failed;
     atomic_int status; /* as from waitpid, when the launcher marked it */
+    atomic_uint receiving; /* the rank has receives in flight: it would not help copy
+                            * its large sends (shm_share.c) */
     _Atomic uint64_t probe_addr;
 } shm_rank_t;
 
@@ -230,6 +232,7 @@ typedef struct shm_transport {
     uint32_t nchunked;   /* chunked sends and receives in flight */
     uint32_t nshared;    /* shared receives in flight (shm_share.c) */
     uint32_t ncma_sends; /* single-copy sends to other ranks in flight (gates open) */
+    uint32_t nrecvs;     /* receives in flight */
     uint64_t share_min;  /* messages of at least this many bytes are copied by both sides */
     uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */

@@ -60,6 +60,8 @@ void ic_shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st)
         t->nchunked--;
     }
     t->peers[r->peer].npending--;
+    if (r->kind == SHM_RQ_RECV && --t->nrecvs == 0)
+        atomic_store_explicit(&t->seg.ranks[t->base.rank].receiving, 0u, memory_order_relaxed);
 }
 
 ic_status_t ic_shm_size_mismatch(const shm_req_t *r, uint64_t len)

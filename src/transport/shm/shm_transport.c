@@ -110,6 +110,8 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
     shm_req_t *r = init_req(req, SHM_RQ_RECV, peer, key, buf, bytes);
     shm_peer_t *P = &t->peers[peer];
     P->npending++;
+    if (t->nrecvs++ == 0)
+        atomic_store_explicit(&t->seg.ranks[t->base.rank].receiving, 1u, memory_order_relaxed);
     ic_shm_note_call(t, &key);
     const shm_notice_t *n = t->nnotices ? ic_shm_notice_find(t, &key) : NULL;
     if (n) { /* the call failed here already */
