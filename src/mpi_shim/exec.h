@@ -45,6 +45,7 @@ typedef struct shim_exec {
     int nin, nout;
     size_t *arr; /* owns the arrays above (one allocation) */
     shim_blk_t *blks;
+    int arrays_local; /* arr and blks are the thread's (a blocking call): not freed */
 } shim_exec_t;
 
 /* Fills x for call c on intercom communicator ic (reductions: op and

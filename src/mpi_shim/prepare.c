@@ -44,10 +44,24 @@ static ic_status_t type_of(const shim_call_t *c, MPI_Datatype t, const char *wha
     return IC_OK;
 }
 
+/* A blocking call's arrays, for up to LOCAL_P ranks: the call uses them and
+ * is over before the thread makes another one, so nothing is allocated. */
+#define LOCAL_P 64
+static _Thread_local size_t local_arr[4 * LOCAL_P];
+static _Thread_local shim_blk_t local_blks[2 * LOCAL_P + 2];
+
 /* Room for the arrays: k arrays of p size_t and nb blocks. */
 static ic_status_t alloc_arrays(shim_exec_t *x, int k, int nb)
 {
     size_t n = (size_t)k * (size_t)x->p;
+    if (x->call.form == SHIM_BLOCKING && x->p <= LOCAL_P && k <= 4 && nb <= 2 * LOCAL_P + 2) {
+        memset(local_arr, 0, sizeof(size_t) * n);
+        memset(local_blks, 0, sizeof(shim_blk_t) * (size_t)nb);
+        x->arr = local_arr;
+        x->blks = local_blks;
+        x->arrays_local = 1;
+        return IC_OK;
+    }
     x->arr = calloc(n ? n : 1, sizeof(size_t));
     x->blks = calloc(nb ? (size_t)nb : 1, sizeof(shim_blk_t));
     if (!x->arr || !x->blks)
@@ -411,8 +425,10 @@ void shim_exec_free(shim_exec_t *x)
 {
     if (!x->arr && !x->blks && !x->tmp)
         return; /* the usual case: nothing was packed or copied */
-    free(x->arr);
-    free(x->blks);
+    if (!x->arrays_local) {
+        free(x->arr);
+        free(x->blks);
+    }
     free(x->tmp);
     x->arr = NULL;
     x->blks = NULL;

@@ -21,15 +21,19 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_ALGOS 12
 
+/* Counters a served call updates without the lock (shim_count_served's
+ * usual case) are atomic; the rest change under stats_lock. */
 typedef struct fstats {
-    long served, fallback;
-    const char *algo[MAX_ALGOS];
-    long algo_n[MAX_ALGOS];
+    _Atomic long served;
+    long fallback;
+    const char *_Atomic algo[MAX_ALGOS];
+    _Atomic long algo_n[MAX_ALGOS];
     long why[SHIM_NREASONS];
 } fstats_t;
 
@@ -54,6 +58,18 @@ static const char *const reasons[SHIM_NREASONS] = {
 void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
 {
     fstats_t *s = &stats[coll][form][wide != 0];
+    /* The usual case without the lock: the name has its slot already (a
+     * slot, once set, never changes). */
+    for (int i = 0; i < MAX_ALGOS; i++) {
+        const char *a = atomic_load_explicit(&s->algo[i], memory_order_acquire);
+        if (!a)
+            break;
+        if (a == algo) {
+            atomic_fetch_add_explicit(&s->served, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&s->algo_n[i], 1, memory_order_relaxed);
+            return;
+        }
+    }
     pthread_mutex_lock(&stats_lock);
     s->served++;
     /* Names are the catalog's constants: the same pointer is the same

@@ -65,9 +65,11 @@ static int decode(MPI_Datatype t, shim_type_t *ti, int depth);
 
 static void predef_init(void)
 {
-    ADD_INT(MPI_INT, int, 1);
-    add(MPI_DOUBLE, IC_DOUBLE, C_FLOAT);
+    /* The most used first: the table is searched in order. */
+    add(MPI_BYTE, IC_BYTE, C_BYTE);
     add(MPI_FLOAT, IC_FLOAT, C_FLOAT);
+    add(MPI_DOUBLE, IC_DOUBLE, C_FLOAT);
+    ADD_INT(MPI_INT, int, 1);
     ADD_INT(MPI_LONG, long, 1);
     ADD_INT(MPI_UNSIGNED, unsigned, 0);
     ADD_INT(MPI_UNSIGNED_LONG, unsigned long, 0);
@@ -88,7 +90,6 @@ static void predef_init(void)
     ADD_INT(MPI_AINT, MPI_Aint, 1);
     ADD_INT(MPI_OFFSET, MPI_Offset, 1);
     ADD_INT(MPI_COUNT, MPI_Count, 1);
-    add(MPI_BYTE, IC_BYTE, C_BYTE);
     add(MPI_C_BOOL, int_type(sizeof(_Bool), 0), C_BOOL);
     add(MPI_CHAR, -1, C_DATA);
     add(MPI_WCHAR, -1, C_DATA);
