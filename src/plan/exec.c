@@ -8,8 +8,9 @@
  * every ready message is posted, so that local work (a long copy or
  * reduction) never delays a message that could already be on its way.
  * Completing a step decrements its successors and pushes those that
- * became ready.  The steps ready at the start are stacked so that they
- * come off in program order.  Nothing is allocated per run.
+ * became ready.  The steps ready at the start are stacked so that the
+ * receives come off first, then the others, each in program order.
+ * Nothing is allocated per run.
  */
 #include "plan/exec.h"
 
@@ -99,11 +100,21 @@ void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t c
     x->nready = x->nlocal = x->nactive = x->ndone = 0;
     x->status = IC_OK;
     x->running = 1;
-    for (size_t i = x->plan.nsteps; i-- > 0;) {
-        x->remaining[i] = x->plan.steps[i].ndeps;
-        if (x->remaining[i] == 0)
+    /* Stacked so that the receives come off first, then the rest, each in
+     * program order: a receive posted before the matching message arrives
+     * is never buffered as unexpected, and a peer sees that this rank
+     * receives before its message comes (shm_share.c). */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = x->plan.nsteps; i-- > 0;) {
+            const ic_step_t *s = &x->plan.steps[i];
+            if ((s->kind == IC_STEP_RECV) != (pass == 1) || s->ndeps != 0)
+                continue;
+            x->remaining[i] = 0;
             x->ready[x->nready++] = (uint32_t)i;
-    }
+        }
+    for (size_t i = 0; i < x->plan.nsteps; i++)
+        if (x->plan.steps[i].ndeps != 0)
+            x->remaining[i] = x->plan.steps[i].ndeps;
 }
 
 static void complete(ic_exec_t *x, uint32_t i)
