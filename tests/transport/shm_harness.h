@@ -159,6 +159,51 @@ static inline ic_status_t wait_all(ic_transport_t *t, ic_tx_req_t *req, int n, c
     return IC_OK;
 }
 
+/* Waits (up to 20 s) until *f reaches v; -1 on a timeout. */
+static inline int wait_flag(volatile int *f, int v)
+{
+    double t0 = now_s();
+    while (*f < v) {
+        if (now_s() - t0 > 20)
+            return -1;
+        usleep(100);
+    }
+    return 0;
+}
+
+/* 1 if every one of the n bytes at b is v. */
+static inline int all_bytes(const unsigned char *b, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != v)
+            return 0;
+    return 1;
+}
+
+/* Runs each named case as a job of 2 ranks (fns[k] on both, arg shared,
+ * the first 4096 bytes at flags zeroed before each); prints test: name
+ * before each and a FAIL line per rank that did not exit 0.  Returns the
+ * failures. */
+static inline int run_pair_cases(const char *test, int ncases, const char *const *names,
+                                 const shm_rank_fn *fns, void *arg, volatile int *flags)
+{
+    int failures = 0;
+    for (int k = 0; k < ncases; k++) {
+        memset((void *)flags, 0, 4096);
+        int status[2] = {0, 0};
+        char name[64];
+        printf("%s: %s\n", test, names[k]);
+        int rc = run_job(2, fns[k], arg, 60, MARK_BAD, status, name);
+        for (int r = 0; r < 2; r++)
+            if (rc != 0 || !WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
+                printf("FAIL: %s: rank %d ended with status 0x%x\n", names[k], r, status[r]);
+                failures++;
+            }
+    }
+    printf("%s: %s\n", test, failures ? "FAILED" : "passed");
+    return failures;
+}
+
 static inline ic_match_key_t mkkey(uint64_t comm, uint64_t seq, uint32_t tag)
 {
     ic_match_key_t k = {comm, seq, tag, 0};

@@ -27,17 +27,6 @@ typedef struct {
     volatile int *flag;
 } cancel_arg_t;
 
-static int wait_flag(volatile int *f, int v)
-{
-    double t0 = now_s();
-    while (*f < v) {
-        if (now_s() - t0 > 20)
-            return -1;
-        usleep(100);
-    }
-    return 0;
-}
-
 /* Runs req to an end; returns its status (IC_OK when done). */
 static ic_status_t finish_one(ic_transport_t *t, ic_tx_req_t *req)
 {
@@ -51,14 +40,6 @@ static ic_status_t finish_one(ic_transport_t *t, ic_tx_req_t *req)
             return IC_ERR_TIMEOUT;
         t->ops->wait(t, 0.01);
     }
-}
-
-static int all_bytes(const unsigned char *b, size_t n, unsigned char v)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != v)
-            return 0;
-    return 1;
 }
 
 static int withdraw_rank(int rank, int p, const char *name, void *arg)
@@ -165,25 +146,11 @@ static int recv_rank(int rank, int p, const char *name, void *arg)
 
 int main(void)
 {
-    int failures = 0;
     volatile int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (flag == MAP_FAILED)
         return 1;
     cancel_arg_t a = {flag};
     shm_rank_fn fns[3] = {withdraw_rank, self_rank, recv_rank};
     const char *names[3] = {"withdraw", "self", "recv"};
-    for (int k = 0; k < 3; k++) {
-        memset((void *)flag, 0, 4096);
-        int status[2] = {0, 0};
-        char name[64];
-        printf("test_shm_cancel: %s\n", names[k]);
-        int rc = run_job(2, fns[k], &a, 60, MARK_BAD, status, name);
-        for (int r = 0; r < 2; r++)
-            if (rc != 0 || !WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
-                printf("FAIL: %s: rank %d ended with status 0x%x\n", names[k], r, status[r]);
-                failures++;
-            }
-    }
-    printf("test_shm_cancel: %s\n", failures ? "FAILED" : "passed");
-    return failures ? 1 : 0;
+    return run_pair_cases("test_shm_cancel", 3, names, fns, &a, flag) ? 1 : 0;
 }

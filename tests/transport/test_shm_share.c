@@ -33,25 +33,6 @@ typedef struct {
     volatile int *flag;
 } share_arg_t;
 
-static int wait_flag(volatile int *f, int v)
-{
-    double t0 = now_s();
-    while (*f < v) {
-        if (now_s() - t0 > 20)
-            return -1;
-        usleep(100);
-    }
-    return 0;
-}
-
-static int all_bytes(const unsigned char *b, size_t n, unsigned char v)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != v)
-            return 0;
-    return 1;
-}
-
 static int sizes_rank(int rank, int p, const char *name, void *arg)
 {
     (void)arg;
@@ -242,25 +223,11 @@ static int send_cancel_rank(int rank, int p, const char *name, void *arg)
 
 int main(void)
 {
-    int failures = 0;
     volatile int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (flag == MAP_FAILED)
         return 1;
     share_arg_t a = {flag};
     shm_rank_fn fns[4] = {sizes_rank, sender_rank, recv_cancel_rank, send_cancel_rank};
     const char *names[4] = {"sizes", "sender", "recv-cancel", "send-cancel"};
-    for (int k = 0; k < 4; k++) {
-        memset((void *)flag, 0, 4096);
-        int status[2] = {0, 0};
-        char name[64];
-        printf("test_shm_share: %s\n", names[k]);
-        int rc = run_job(2, fns[k], &a, 60, MARK_BAD, status, name);
-        for (int r = 0; r < 2; r++)
-            if (rc != 0 || !WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
-                printf("FAIL: %s: rank %d ended with status 0x%x\n", names[k], r, status[r]);
-                failures++;
-            }
-    }
-    printf("test_shm_share: %s\n", failures ? "FAILED" : "passed");
-    return failures ? 1 : 0;
+    return run_pair_cases("test_shm_share", 4, names, fns, &a, flag) ? 1 : 0;
 }

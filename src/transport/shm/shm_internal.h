@@ -370,8 +370,10 @@ static inline uint64_t shm_gate(uint64_t xfer, unsigned state)
 {
     return xfer << 3 | state;
 }
-/* Reads n bytes at addr in pid's address space into dst (shm_rndv.c). */
-ic_status_t ic_shm_cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_t n);
+/* Copies n bytes between local and addr in pid's address space (rank
+ * peer's): reads them into local, or writes them from local (shm_rndv.c). */
+ic_status_t ic_shm_cma_copy(pid_t pid, int peer, void *local, uint64_t addr, size_t n,
+                            bool write);
 
 /* shm_rndv.c */
 int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect);

@@ -77,22 +77,25 @@ int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
     return n == (ssize_t)sizeof got && got == expect;
 }
 
-ic_status_t ic_shm_cma_read(pid_t pid, int peer, void *dst, uint64_t addr, size_t n)
+ic_status_t ic_shm_cma_copy(pid_t pid, int peer, void *local, uint64_t addr, size_t n,
+                            bool write)
 {
-    unsigned char *d = dst;
+    unsigned char *d = local;
     while (n > 0) {
         struct iovec l = {d, n};
         struct iovec r = {(void *)(uintptr_t)addr, n};
-        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0 && errno == ESRCH)
             return ic_set_error(IC_ERR_PEER_FAILED, "shm: rank %d (pid %d) exited during a copy",
                                 peer, (int)pid);
         if (got <= 0)
-            return ic_set_error(IC_ERR_TRANSPORT,
-                                "shm: process_vm_readv of %zu bytes from rank %d failed: %s", n,
-                                peer, got < 0 ? strerror(errno) : "no progress");
+            return ic_set_error(IC_ERR_TRANSPORT, "shm: %s of %zu bytes %s rank %d failed: %s",
+                                write ? "process_vm_writev" : "process_vm_readv", n,
+                                write ? "to" : "from", peer,
+                                got < 0 ? strerror(errno) : "no progress");
         d += got;
         addr += (uint64_t)got;
         n -= (size_t)got;
@@ -261,7 +264,7 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
             memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
         } else {
             pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
-            st = ic_shm_cma_read(pid, s, r->buf, rts->addr, r->bytes);
+            st = ic_shm_cma_copy(pid, s, r->buf, rts->addr, r->bytes, false);
         }
         atomic_store(g, shm_gate(rts->xfer, GATE_DONE));
         ic_shm_complete(t, r, st);

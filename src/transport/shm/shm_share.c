@@ -48,11 +48,9 @@
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #define SHARE_MIN_DEFAULT (256u << 10)
 #define PIECES 8                 /* pieces per message, within the bounds below */
@@ -83,30 +81,6 @@ uint32_t ic_shm_share_pieces_per_call(void)
 static pid_t pid_of(const shm_transport_t *t, int rank)
 {
     return (pid_t)atomic_load(&t->seg.ranks[rank].pid);
-}
-
-/* Writes n bytes of src to addr in pid's address space. */
-static ic_status_t cma_write(pid_t pid, int peer, uint64_t addr, const void *src, size_t n)
-{
-    const unsigned char *s = src;
-    while (n > 0) {
-        struct iovec l = {(void *)(uintptr_t)s, n};
-        struct iovec r = {(void *)(uintptr_t)addr, n};
-        ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put < 0 && errno == ESRCH)
-            return ic_set_error(IC_ERR_PEER_FAILED, "shm: rank %d (pid %d) exited during a copy",
-                                peer, (int)pid);
-        if (put <= 0)
-            return ic_set_error(IC_ERR_TRANSPORT,
-                                "shm: process_vm_writev of %zu bytes to rank %d failed: %s", n,
-                                peer, put < 0 ? strerror(errno) : "no progress");
-        s += put;
-        addr += (uint64_t)put;
-        n -= (size_t)put;
-    }
-    return IC_OK;
 }
 
 void ic_shm_share_start(shm_transport_t *t, shm_req_t *r, const shm_rts_t *rts)
@@ -155,11 +129,11 @@ static int copy_pieces(shm_transport_t *t, shm_xfer_t *x, uint64_t xfer, shm_req
         uint64_t off = k * x->piece;
         size_t len = (size_t)(x->bytes - off < x->piece ? x->bytes - off : x->piece);
         if (recv)
-            *st = ic_shm_cma_read(pid, peer, (unsigned char *)recv->buf + off, recv->remote + off,
-                                  len);
+            *st = ic_shm_cma_copy(pid, peer, (unsigned char *)recv->buf + off,
+                                  recv->remote + off, len, false);
         else
-            *st = cma_write(pid, peer, x->raddr + off, (const unsigned char *)send->buf + off,
-                            len);
+            *st = ic_shm_cma_copy(pid, peer, (unsigned char *)send->buf + off, x->raddr + off,
+                                  len, true);
         if (*st != IC_OK) {
             atomic_fetch_add(&x->claim, SHM_CLAIM_CLOSED); /* nobody finishes it */
             atomic_fetch_sub(&x->copying, 1u);
