@@ -295,7 +295,13 @@ void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st
         if (q->xfer == xfer) {
             shm_list_unlink(l, prev, q);
             ic_shm_ticket_close(t, q);
-            if (st != IC_OK)
+            /* A receiver that gave up because the job failed (a rank died,
+             * the job was aborted) refuses with its cancel's status: the
+             * job's failure is the reason, and reported as such. */
+            ic_status_t job = st != IC_OK ? ic_shm_check_job(t) : IC_OK;
+            if (job != IC_OK)
+                st = job;
+            else if (st != IC_OK)
                 st = ic_set_error(st,
                                   "shm: rank %d refused or failed the %zu-byte message (comm "
                                   "%llu, seq %llu, tag %u): %s",
