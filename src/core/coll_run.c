@@ -18,6 +18,7 @@
 
 #include "base/handles.h"
 #include "base/status.h"
+#include "core/call_args.h"
 #include "core/check.h"
 #include "core/plan_cache.h"
 #include "core/strategy.h"
@@ -271,25 +272,6 @@ static ic_status_t wait_one(ic_request_t *r)
     return st;
 }
 
-/* The call's signature: everything that every rank passes alike and that
- * shapes the messages (collective, the decision, root, datatype, counts,
- * the op's kind and commutativity), hashed.  Buffers, IC_IN_PLACE,
- * displacements and all-to-all(v)'s per-rank counts stay out. */
-static uint32_t call_sig(const ic_coll_args_t *a, const ic_choice_t *c, int p)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    int f[8] = {(int)a->coll, a->root, (int)a->dtype, a->op ? (int)a->op->kind : -1,
-                a->op ? (int)a->op->commutative : -1, c->mesh.d, (int)a->reproducible,
-                (int)a->counts_at_root};
-    h = ic_fnv1a(h, f, sizeof f);
-    h = ic_fnv1a(h, c->al->name, strlen(c->al->name));
-    h = ic_fnv1a(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
-    h = ic_fnv1a(h, &a->count, sizeof a->count);
-    if (a->counts && a->coll != IC_COLL_ALLTOALLV && !a->counts_at_root)
-        h = ic_fnv1a(h, a->counts, sizeof(size_t) * (size_t)p);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
 static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a,
                                 ic_request_t **out)
 {
@@ -315,7 +297,7 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     }
     r->comm = comm;
     ic_args_buffer_bytes(a, comm->rank, comm->size, &r->send_bytes, &r->recv_bytes);
-    r->sig = call_sig(a, &choice, comm->size);
+    r->sig = ic_call_sig(a, &choice, comm->size);
     r->algo = choice.al->name;
     if (ic_plan_key_copy(r, a, comm->size)) {
         ic_request_destroy(r);
@@ -325,14 +307,6 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     return IC_OK;
 }
 
-/* Send and receive bytes that overlap without IC_IN_PLACE would be
- * overwritten while they are still being sent. */
-static bool buffers_overlap(const void *sendbuf, size_t sb, const void *recvbuf, size_t rb)
-{
-    uintptr_t s0 = (uintptr_t)sendbuf, r0 = (uintptr_t)recvbuf;
-    return sb > 0 && rb > 0 && s0 < r0 + rb && r0 < s0 + sb;
-}
-
 /* Checks the call's arguments on this rank, decodes IC_IN_PLACE. */
 static ic_status_t check_call(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
                               const void **sendbuf, void **recvbuf, ic_mode_t mode,
@@ -340,42 +314,8 @@ static ic_status_t check_call(const char *fn, ic_comm_t *comm, ic_coll_args_t *a
 {
     if (mode != IC_MODE_BLOCKING && !req)
         return ic_set_error(IC_ERR_ARG, "%s: req is NULL", fn);
-    a->model = comm->model;
-    a->mesh = comm->has_mesh ? &comm->mesh : NULL;
-    a->host_of = comm->host_of;
-    a->nhosts = comm->nhosts;
-    a->reproducible = comm->reproducible;
-    if (*sendbuf == IC_IN_PLACE) {
-        a->in_place = true;
-        *sendbuf = NULL;
-    }
-    if (*recvbuf == IC_IN_PLACE) { /* scatter(v) at the root */
-        if (a->coll != IC_COLL_SCATTER && a->coll != IC_COLL_SCATTERV)
-            return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf may not be IC_IN_PLACE", fn);
-        a->in_place = true;
-        *recvbuf = NULL;
-    }
-    /* As in MPI, scatterv's and gatherv's displacements matter only at the
-     * root: elsewhere they are neither checked nor read (nor copied into
-     * the plan cache), whatever the pointer. */
-    if ((a->coll == IC_COLL_SCATTERV || a->coll == IC_COLL_GATHERV) && a->root != comm->rank)
-        a->displs = NULL;
-    ic_status_t st = ic_validate_args(fn, a, comm->rank, comm->size);
-    if (st != IC_OK)
-        return st;
-    size_t sb, rb;
-    ic_args_buffer_bytes(a, comm->rank, comm->size, &sb, &rb);
-    if (sb > 0 && !*sendbuf)
-        return ic_set_error(IC_ERR_BUFFER, "%s: sendbuf is NULL but %zu bytes are sent", fn, sb);
-    if (rb > 0 && !*recvbuf)
-        return ic_set_error(IC_ERR_BUFFER, "%s: recvbuf is NULL but %zu bytes are received",
-                            fn, rb);
-    if (buffers_overlap(*sendbuf, sb, *recvbuf, rb))
-        return ic_set_error(IC_ERR_BUFFER,
-                            "%s: sendbuf (%zu bytes) and recvbuf (%zu bytes) overlap; pass "
-                            "IC_IN_PLACE as sendbuf to work in place",
-                            fn, sb, rb);
-    return IC_OK;
+    ic_status_t st = ic_call_decode(fn, comm, a, sendbuf, recvbuf);
+    return st != IC_OK ? st : ic_call_check(fn, comm, a, *sendbuf, *recvbuf);
 }
 
 /* A call this rank rejects (its arguments, or it could not plan it) still
@@ -484,9 +424,9 @@ static ic_status_t blocking_status(const char *fn, ic_status_t st)
 
 /* The way of a blocking call whose plan is cached.  A hit means that the
  * arguments equal, field for field, those of an earlier call on this rank
- * that passed check_call (the cache key holds them: collective, datatype,
+ * that passed ic_call_check (the cache key holds them: collective, datatype,
  * op id, root, count, IC_IN_PLACE, the count and displacement arrays), so
- * of check_call only what the key does not hold is done again: the op's
+ * of ic_call_check only what the key does not hold is done again: the op's
  * handle (before the key comparison reads it) and the buffers.  Returns
  * false, having run nothing, on a miss or on anything unusual: the full
  * way then checks (and reports) everything. */
@@ -496,25 +436,12 @@ static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const
     if ((unsigned)a->coll >= IC_COLL_COUNT ||
         (ic_coll_reduces(a->coll) && (!a->op || !ic_op_valid(a->op))))
         return false;
-    bool in_place = false;
-    if (sendbuf == IC_IN_PLACE) {
-        in_place = true;
-        sendbuf = NULL;
-    }
-    if (recvbuf == IC_IN_PLACE) {
-        if (a->coll != IC_COLL_SCATTER && a->coll != IC_COLL_SCATTERV)
-            return false;
-        in_place = true;
-        recvbuf = NULL;
-    }
-    a->in_place = in_place;
-    a->reproducible = comm->reproducible;
-    if ((a->coll == IC_COLL_SCATTERV || a->coll == IC_COLL_GATHERV) && a->root != comm->rank)
-        a->displs = NULL;
+    if (ic_call_decode(fn, comm, a, &sendbuf, &recvbuf) != IC_OK)
+        return false;
     pthread_mutex_lock(&run_lock);
     ic_request_t *r = ic_plan_cache_take(comm, a, IC_MODE_BLOCKING);
     if (!r || (r->send_bytes > 0 && !sendbuf) || (r->recv_bytes > 0 && !recvbuf) ||
-        buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
+        ic_call_buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
         pthread_mutex_unlock(&run_lock);
         return false;
     }
