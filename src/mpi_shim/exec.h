@@ -7,6 +7,8 @@
 
 #include "mpi_shim/shim.h"
 
+#include "algo/coll_args.h"
+
 /* A piece of the caller's buffer in a layout that is not one run: count
  * elements of type at user, packed at tmp + off. */
 typedef struct shim_blk {
@@ -49,10 +51,19 @@ typedef struct shim_exec {
 } shim_exec_t;
 
 /* Fills x for call c on intercom communicator ic (reductions: op and
- * type already checked).  IC_OK, or an error with ic_last_error() naming
- * the argument (the caller rejects the call). */
+ * their datatype rt already checked; rt is not read for the other
+ * collectives).  IC_OK, or an error with ic_last_error() naming the
+ * argument (the caller rejects the call). */
 ic_status_t shim_prepare(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
                          const shim_type_t *rt, shim_exec_t *x);
+/* The short way (simple.c): for a call c on ic that needs no packing and
+ * no arrays, fills a (zeroed, with a->coll set) and the buffers as
+ * shim_prepare and the public blocking function would, and returns that
+ * function's name ("ic_bcast"), which ic_coll_run puts in its messages;
+ * returns NULL for any other call, which takes the full way (reductions:
+ * rt is their datatype, already accepted with the op). */
+const char *shim_simple_args(const shim_call_t *c, const ic_comm_t *ic, const shim_type_t *rt,
+                             ic_coll_args_t *a, const void **sb, void **rb);
 /* Packs x->in (before a run) / unpacks x->out (after). */
 int shim_pack_in(shim_exec_t *x);
 int shim_unpack_out(shim_exec_t *x);

@@ -28,12 +28,13 @@
 #define MAX_ALGOS 12
 
 /* Counters a served call updates without the lock (shim_count_served's
- * usual case) are atomic; the rest change under stats_lock. */
+ * usual case) are atomic; the rest change under stats_lock.  A served
+ * call is counted once, in the slot of its algorithm: the calls served
+ * are the sum of algo_n. */
 typedef struct fstats {
-    _Atomic long served;
-    long fallback;
     const char *_Atomic algo[MAX_ALGOS];
     _Atomic long algo_n[MAX_ALGOS];
+    long fallback;
     long why[SHIM_NREASONS];
 } fstats_t;
 
@@ -55,23 +56,12 @@ static const char *const reasons[SHIM_NREASONS] = {
     [SHIM_R_BADCOMM] = "invalid communicator",
 };
 
-void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
+/* A served call whose algorithm's name is not in a slot yet (or is, but
+ * as another pointer to the same text): under the lock.  Not inlined, so
+ * that shim_count_served's usual case stays a few instructions. */
+__attribute__((noinline)) static void count_new_algo(fstats_t *s, const char *algo)
 {
-    fstats_t *s = &stats[coll][form][wide != 0];
-    /* The usual case without the lock: the name has its slot already (a
-     * slot, once set, never changes). */
-    for (int i = 0; i < MAX_ALGOS; i++) {
-        const char *a = atomic_load_explicit(&s->algo[i], memory_order_acquire);
-        if (!a)
-            break;
-        if (a == algo) {
-            atomic_fetch_add_explicit(&s->served, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->algo_n[i], 1, memory_order_relaxed);
-            return;
-        }
-    }
     pthread_mutex_lock(&stats_lock);
-    s->served++;
     /* Names are the catalog's constants: the same pointer is the same
      * name, and the pointer is compared first. */
     int i = 0;
@@ -83,6 +73,23 @@ void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
         s->algo[i] = algo;
     s->algo_n[i]++;
     pthread_mutex_unlock(&stats_lock);
+}
+
+void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
+{
+    fstats_t *s = &stats[coll][form][wide != 0];
+    /* The usual case without the lock: the name has its slot already (a
+     * slot, once set, never changes). */
+    for (int i = 0; i < MAX_ALGOS; i++) {
+        const char *a = atomic_load_explicit(&s->algo[i], memory_order_acquire);
+        if (a == algo) {
+            atomic_fetch_add_explicit(&s->algo_n[i], 1, memory_order_relaxed);
+            return;
+        }
+        if (!a)
+            break;
+    }
+    count_new_algo(s, algo);
 }
 
 void shim_count_fallback(int coll, shim_form_t form, int wide, shim_reason_t why)
@@ -119,7 +126,10 @@ void shim_report_print(int size)
         for (int f = 0; f < SHIM_NFORMS; f++)
             for (int w = 0; w < 2; w++) {
                 fstats_t *s = &stats[c][f][w];
-                if (s->served + s->fallback == 0)
+                long served = 0;
+                for (int i = 0; i < MAX_ALGOS; i++)
+                    served += s->algo_n[i];
+                if (served + s->fallback == 0)
                     continue;
                 char name[48], details[1024];
                 size_t at = 0;
@@ -136,8 +146,8 @@ void shim_report_print(int size)
                                            reasons[r], s->why[r]);
                     first = 0;
                 }
-                printf("  %-24s %6ld %7ld %10ld  %s\n", name, s->served + s->fallback,
-                       s->served, s->fallback, details);
+                printf("  %-24s %6ld %7ld %10ld  %s\n", name, served + s->fallback, served,
+                       s->fallback, details);
             }
     pthread_mutex_unlock(&stats_lock);
     fflush(stdout);

@@ -12,6 +12,12 @@
  * intercom: the other ranks' run of the same call fails with
  * IC_ERR_PEER_REJECTED instead of waiting, and the error goes through the
  * communicator's MPI error handler (report.c).
+ *
+ * A served blocking call that needs no packing and no arrays (most calls)
+ * takes the short way: its intercom arguments straight from the call
+ * record (simple.c), no shim_exec_t.  Everything else, and every call
+ * whose arguments are bad, takes the full way (prepare.c), which names the
+ * bad argument; both give intercom the same call.
  */
 #include "mpi_shim/exec.h"
 
@@ -98,6 +104,18 @@ static int is_reduction(int coll)
            coll == IC_COLL_REDUCE_SCATTER_BLOCK || coll == SHIM_REDUCE_LOCAL;
 }
 
+/* A reduction's datatype t: the table's description of a predefined one,
+ * else t decoded into *buf; NULL for an invalid t (MPI reports it). */
+static const shim_type_t *reduction_type(MPI_Datatype t, shim_type_t *buf)
+{
+    const shim_type_t *known = shim_type_known(t);
+    if (known)
+        return known;
+    if (t == MPI_DATATYPE_NULL || shim_type(t, buf) != MPI_SUCCESS)
+        return NULL;
+    return buf;
+}
+
 /* MPI_Reduce_local: intercom's kernels (the same bits as its reductions). */
 static int reduce_local(const shim_call_t *c, const ic_op_t *op, const shim_type_t *t)
 {
@@ -138,30 +156,38 @@ static int run_blocking(shim_exec_t *x, const char **algo)
     return st == IC_OK ? MPI_SUCCESS : shim_error(x->call.comm, st);
 }
 
-int shim_collective(const shim_call_t *c, MPI_Request *req, int *rc)
+/* The short way of a blocking call without packing or arrays: straight to
+ * ic_coll_run, as the public blocking function would call it.  Returns
+ * 0, having done nothing, for any other call. */
+static int run_simple(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
+                      const shim_type_t *t, int *rc)
 {
-    shim_reason_t why = SHIM_R_DISABLED;
-    const ic_op_t *op = NULL;
-    shim_type_t t = {0};
-    ic_comm_t *ic = NULL;
-    if (shim_disabled(c->coll))
-        goto fall_back;
-    if (is_reduction(c->coll)) {
-        why = SHIM_R_NOTYPE; /* an invalid datatype: MPI reports it */
-        if (c->stype == MPI_DATATYPE_NULL || shim_type(c->stype, &t) != MPI_SUCCESS ||
-            !(op = shim_op(c->op, &t, &why)))
-            goto fall_back; /* MPI reports an invalid type or op itself */
-    }
-    if (c->coll == SHIM_REDUCE_LOCAL) {
-        *rc = reduce_local(c, op, &t);
-        shim_count_served(c->coll, c->form, c->wide, "intercom kernel");
-        return 1;
-    }
-    if (!(ic = shim_comm(c->comm, &why)))
-        goto fall_back;
+    if (c->form != SHIM_BLOCKING)
+        return 0;
+    ic_coll_args_t a = {0};
+    const void *sb;
+    void *rb;
+    a.coll = (ic_coll_t)c->coll;
+    const char *fn = shim_simple_args(c, ic, t, &a, &sb, &rb);
+    if (!fn)
+        return 0;
+    a.op = op;
+    ic_status_t st = ic_coll_run(fn, ic, &a, sb, rb, IC_MODE_BLOCKING, NULL);
+    const char *algo = ic_request_algo(NULL, ic, a.coll);
+    *rc = st == IC_OK ? MPI_SUCCESS : shim_error(c->comm, st);
+    shim_count_served(c->coll, SHIM_BLOCKING, c->wide, algo ? algo : "failed");
+    return 1;
+}
 
+/* Serves a call the short way cannot (run_simple): packing, arrays,
+ * the nonblocking and persistent forms, arguments to reject.  Not inlined,
+ * so that the short way does not pay for this frame. */
+__attribute__((noinline)) static int serve(const shim_call_t *c, ic_comm_t *ic,
+                                           const ic_op_t *op, const shim_type_t *t,
+                                           MPI_Request *req, int *rc)
+{
     shim_exec_t x;
-    ic_status_t st = shim_prepare(c, ic, op, &t, &x);
+    ic_status_t st = shim_prepare(c, ic, op, t, &x);
     if (st != IC_OK) {
         shim_exec_free(&x);
         ic_coll_reject(ic, st);
@@ -178,6 +204,32 @@ int shim_collective(const shim_call_t *c, MPI_Request *req, int *rc)
     }
     *rc = shim_request_start(&x, req); /* counts itself */
     return 1;
+}
+
+int shim_collective(const shim_call_t *c, MPI_Request *req, int *rc)
+{
+    shim_reason_t why = SHIM_R_DISABLED;
+    const ic_op_t *op = NULL;
+    shim_type_t decoded;
+    const shim_type_t *t = NULL; /* a reduction's datatype */
+    ic_comm_t *ic = NULL;
+    if (shim_disabled(c->coll))
+        goto fall_back;
+    if (is_reduction(c->coll)) {
+        why = SHIM_R_NOTYPE; /* an invalid datatype: MPI reports it */
+        if (!(t = reduction_type(c->stype, &decoded)) || !(op = shim_op(c->op, t, &why)))
+            goto fall_back; /* MPI reports an invalid type or op itself */
+    }
+    if (c->coll == SHIM_REDUCE_LOCAL) {
+        *rc = reduce_local(c, op, t);
+        shim_count_served(c->coll, c->form, c->wide, "intercom kernel");
+        return 1;
+    }
+    if (!(ic = shim_comm(c->comm, &why)))
+        goto fall_back;
+    if (run_simple(c, ic, op, t, rc))
+        return 1; /* the usual call: no packing, no arrays */
+    return serve(c, ic, op, t, req, rc);
 
 fall_back:
     shim_count_fallback(c->coll, c->form, c->wide, why);

@@ -32,6 +32,7 @@
 #include "intercom_mpi.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,20 @@ typedef struct shim_comm {
 } shim_comm_t;
 
 static ic_comm_t *world;
+/* Grows whenever a communicator's intercom side goes (delete_attr), so
+ * that a handle MPI gives to a new communicator after freeing the old one
+ * is never taken for the old one. */
+static atomic_ulong comms_gen;
+/* This thread's last look-up of a communicator other than MPI_COMM_WORLD,
+ * good while comms_gen is still gen: programs call collectives on one
+ * communicator again and again, and MPI's attribute look-up costs some
+ * 180 instructions (Open MPI 4.1).  Each thread has its own, so threads
+ * on different communicators do not share it. */
+static _Thread_local struct {
+    MPI_Comm comm;
+    shim_comm_t *sc; /* NULL: nothing remembered */
+    unsigned long gen;
+} last_comm;
 static MPI_Comm self = MPI_COMM_NULL, poke = MPI_COMM_NULL;
 static int keyval = MPI_KEYVAL_INVALID;
 static int verbose, world_rank, world_size;
@@ -197,7 +212,11 @@ static shim_comm_t *make(MPI_Comm comm)
     return sc;
 }
 
-ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why)
+/* comm_of of a communicator that this thread has not just looked up: the
+ * attribute, made at the first call, remembered as of comms_gen gen.  Not
+ * inlined, so that comm_of's usual case stays a few instructions. */
+__attribute__((noinline)) static ic_comm_t *comm_lookup(MPI_Comm comm, unsigned long gen,
+                                                        shim_reason_t *why)
 {
     if (!world) {
         *why = SHIM_R_NOTSTARTED;
@@ -219,8 +238,33 @@ ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why)
         }
         PMPI_Comm_set_attr(comm, keyval, sc);
     }
+    last_comm.comm = comm;
+    last_comm.sc = sc;
+    last_comm.gen = gen;
     *why = sc->why;
     return sc->ic;
+}
+
+/* shim_comm of any communicator but a started MPI_COMM_WORLD.  Not
+ * inlined: MPI_COMM_WORLD's way stays free of this one's frame. */
+__attribute__((noinline)) static ic_comm_t *comm_of(MPI_Comm comm, shim_reason_t *why)
+{
+    /* Read before any look-up: a communicator freed meanwhile makes what
+     * that look-up remembers stale at once. */
+    unsigned long gen = atomic_load_explicit(&comms_gen, memory_order_acquire);
+    shim_comm_t *sc = last_comm.sc;
+    if (world && sc && last_comm.comm == comm && last_comm.gen == gen) {
+        *why = sc->why; /* the communicator of this thread's last call */
+        return sc->ic;
+    }
+    return comm_lookup(comm, gen, why);
+}
+
+ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why)
+{
+    if (world && comm == MPI_COMM_WORLD)
+        return world; /* the usual case, in a few instructions */
+    return comm_of(comm, why);
 }
 
 /* MPI_Comm_free (or MPI_Finalize): the communicator's intercom side goes. */
@@ -228,6 +272,7 @@ static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra)
 {
     (void)comm, (void)kv, (void)extra;
     shim_comm_t *sc = val;
+    atomic_fetch_add_explicit(&comms_gen, 1, memory_order_acq_rel); /* before sc goes */
     pthread_mutex_lock(&comms_lock);
     shim_comm_t **p = &comms;
     while (*p && *p != sc)

@@ -11,6 +11,7 @@
  *   types.c      MPI datatypes and ops -> intercom's, user-op trampolines
  *   prepare.c    one MPI call -> one intercom call (bytes, counts, packing)
  *   run.c        blocking, nonblocking and persistent execution
+ *   simple.c     the short way of a blocking call without packing or arrays
  *   requests.c   MPI_Wait/Test/Start/... for served requests, progress
  *   fallback.c   persistent collectives that fall back (MPI 4)
  *   report.c     the IC_MPI_VERBOSE table and the error mapping
@@ -112,6 +113,7 @@ typedef struct shim_type {
                          * the buffer, in type-map order */
     int base;           /* reductions: the intercom datatype it is made of, or -1 */
     MPI_Datatype mbase; /* that predefined MPI datatype */
+    int cls;            /* the class of mbase (types.c: integer, floating, ...) */
     MPI_Count k;        /* base elements per element */
     int derived;        /* not a predefined datatype */
     shim_reason_t why;  /* base < 0 or not identity: why a reduction falls back */
@@ -119,6 +121,10 @@ typedef struct shim_type {
 
 /* Describes t; MPI_SUCCESS or MPI's error code for an invalid t. */
 int shim_type(MPI_Datatype t, shim_type_t *ti);
+/* The description of a predefined datatype the drop-in knows (made once,
+ * read-only), or NULL for any other t: a look-up of a few instructions,
+ * where shim_type copies and decodes. */
+const shim_type_t *shim_type_known(MPI_Datatype t);
 /* The intercom op for MPI op applied to elements of ti, or NULL with
  * *why set. */
 const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why);

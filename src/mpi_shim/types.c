@@ -24,6 +24,8 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +38,26 @@ typedef struct predef {
     shim_type_t ti; /* its description, made once */
 } predef_t;
 
-#define NPREDEF 40
+#define NPREDEF 48
 static predef_t predef[NPREDEF];
 static int npredef;
 static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
+
+/* The table indexed by a hash of the handle (open addressing, linear
+ * probing; at most NPREDEF of its NSLOTS slots are used), so that finding a
+ * predefined type costs a few instructions whatever its place in the
+ * table.  Written once by predef_init; predef_ready (release) says it is
+ * complete, so a reader that sees it set needs no pthread_once. */
+#define NSLOTS 128
+static const predef_t *slots[NSLOTS];
+static atomic_int predef_ready;
+
+/* A handle's slot: an Open MPI handle is a pointer (its low bits are
+ * alignment), an MPICH handle an int; Fibonacci hashing spreads both. */
+static unsigned slot_of(MPI_Datatype t)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15ull) >> 57);
+}
 
 static int int_type(size_t bytes, int is_signed)
 {
@@ -56,7 +74,21 @@ static void add(MPI_Datatype t, int ic, int cls)
 {
     if (t == MPI_DATATYPE_NULL || npredef == NPREDEF)
         return;
+    for (int i = 0; i < npredef; i++)
+        if (predef[i].t == t)
+            return; /* an alias of a type listed already (MPI_LONG_LONG_INT, ...) */
     predef[npredef++] = (predef_t){.t = t, .ic = ic, .cls = cls};
+}
+
+/* Puts every entry of the table into its slot. */
+static void index_predef(void)
+{
+    for (int i = 0; i < npredef; i++) {
+        unsigned h = slot_of(predef[i].t);
+        while (slots[h])
+            h = (h + 1) % NSLOTS;
+        slots[h] = &predef[i];
+    }
 }
 
 static int decode(MPI_Datatype t, shim_type_t *ti, int depth);
@@ -65,7 +97,7 @@ static int decode(MPI_Datatype t, shim_type_t *ti, int depth);
 
 static void predef_init(void)
 {
-    /* The most used first: the table is searched in order. */
+    /* Where two names are one handle, the first one's entry counts. */
     add(MPI_BYTE, IC_BYTE, C_BYTE);
     add(MPI_FLOAT, IC_FLOAT, C_FLOAT);
     add(MPI_DOUBLE, IC_DOUBLE, C_FLOAT);
@@ -94,16 +126,31 @@ static void predef_init(void)
     add(MPI_CHAR, -1, C_DATA);
     add(MPI_WCHAR, -1, C_DATA);
     add(MPI_PACKED, -1, C_DATA);
+    /* No intercom datatype, but described once here all the same, for the
+     * data-moving collectives (their reductions fall back either way). */
+    add(MPI_LONG_DOUBLE, -1, C_DATA);
+    add(MPI_C_FLOAT_COMPLEX, -1, C_DATA);
+    add(MPI_C_DOUBLE_COMPLEX, -1, C_DATA);
+    add(MPI_C_LONG_DOUBLE_COMPLEX, -1, C_DATA);
+    add(MPI_2INT, -1, C_DATA);
+    add(MPI_FLOAT_INT, -1, C_DATA);
+    add(MPI_DOUBLE_INT, -1, C_DATA);
+    add(MPI_LONG_INT, -1, C_DATA);
+    add(MPI_SHORT_INT, -1, C_DATA);
+    add(MPI_LONG_DOUBLE_INT, -1, C_DATA);
+    index_predef(); /* decode looks the named types up */
     for (int i = 0; i < npredef; i++)
         decode(predef[i].t, &predef[i].ti, 1); /* depth 1: not from the table */
+    atomic_store_explicit(&predef_ready, 1, memory_order_release);
 }
 
-/* (shim_type has made the table.) */
+/* The table's entry of t, or NULL (shim_type or shim_type_known has made
+ * the table). */
 static const predef_t *find_predef(MPI_Datatype t)
 {
-    for (int i = 0; i < npredef; i++)
-        if (predef[i].t == t)
-            return &predef[i];
+    for (unsigned h = slot_of(t); slots[h]; h = (h + 1) % NSLOTS)
+        if (slots[h]->t == t)
+            return slots[h];
     return NULL;
 }
 
@@ -133,6 +180,7 @@ static void merge_base(shim_type_t *ti, const shim_type_t *old, MPI_Count n, int
     if (first) {
         ti->base = old->base;
         ti->mbase = old->mbase;
+        ti->cls = old->cls;
         ti->why = old->base < 0 ? old->why : ti->why;
     } else if (old->base != ti->base || old->mbase != ti->mbase) {
         ti->base = -1;
@@ -202,12 +250,10 @@ static int decode_derived(int comb, const int *ints, const MPI_Aint *aints,
 
 static int decode(MPI_Datatype t, shim_type_t *ti, int depth)
 {
-    if (depth == 0 && npredef > 0) { /* a predefined type we know: described already */
-        for (int i = 0; i < npredef; i++)
-            if (predef[i].t == t) {
-                *ti = predef[i].ti;
-                return MPI_SUCCESS;
-            }
+    const predef_t *known = depth == 0 ? find_predef(t) : NULL;
+    if (known) { /* a predefined type we know: described already */
+        *ti = known->ti;
+        return MPI_SUCCESS;
     }
     memset(ti, 0, sizeof *ti);
     ti->base = -1;
@@ -228,6 +274,7 @@ static int decode(MPI_Datatype t, shim_type_t *ti, int depth)
         if (p && p->ic >= 0 && ti->identity) {
             ti->base = p->ic;
             ti->mbase = t;
+            ti->cls = p->cls;
         }
         return MPI_SUCCESS;
     }
@@ -264,12 +311,26 @@ static int decode(MPI_Datatype t, shim_type_t *ti, int depth)
     return rc;
 }
 
+/* Makes the table of predefined types once (the first call of any thread). */
+static void predef_make(void)
+{
+    if (!atomic_load_explicit(&predef_ready, memory_order_acquire))
+        pthread_once(&predef_once, predef_init);
+}
+
 int shim_type(MPI_Datatype t, shim_type_t *ti)
 {
     if (t == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    pthread_once(&predef_once, predef_init);
+    predef_make();
     return decode(t, ti, 0);
+}
+
+const shim_type_t *shim_type_known(MPI_Datatype t)
+{
+    predef_make();
+    const predef_t *p = find_predef(t);
+    return p ? &p->ti : NULL;
 }
 
 /* ---- ops -------------------------------------------------------------- */
@@ -430,14 +491,43 @@ void shim_ops_free(void)
     pthread_mutex_unlock(&ops_lock);
 }
 
-static int class_of(MPI_Datatype mt)
+/* The predefined ops intercom has, with the classes of datatypes MPI
+ * defines each for (the most used first: the table is searched in order). */
+static const struct {
+    MPI_Op op;
+    ic_op_kind_t kind;
+    int classes;
+} predef_ops[] = {
+    {MPI_SUM, IC_OP_SUM, C_INT | C_FLOAT},    {MPI_MAX, IC_OP_MAX, C_INT | C_FLOAT},
+    {MPI_MIN, IC_OP_MIN, C_INT | C_FLOAT},    {MPI_PROD, IC_OP_PROD, C_INT | C_FLOAT},
+    {MPI_BAND, IC_OP_BAND, C_INT | C_BYTE},   {MPI_BOR, IC_OP_BOR, C_INT | C_BYTE},
+    {MPI_BXOR, IC_OP_BXOR, C_INT | C_BYTE},   {MPI_LAND, IC_OP_LAND, C_INT | C_BOOL},
+    {MPI_LOR, IC_OP_LOR, C_INT | C_BOOL},     {MPI_LXOR, IC_OP_LXOR, C_INT | C_BOOL},
+};
+#define NPREDEF_OPS (sizeof predef_ops / sizeof predef_ops[0])
+
+/* Predefined op i of predef_ops on elements of ti, or NULL with *why. */
+static const ic_op_t *predefined_op(size_t i, const shim_type_t *ti, shim_reason_t *why)
 {
-    const predef_t *p = find_predef(mt);
-    return p ? p->cls : 0;
+    /* MPI defines the predefined ops on predefined datatypes only (both
+     * MPIs reject a derived one): MPI reports it. */
+    if (ti->derived || ti->base < 0) {
+        *why = ti->derived ? SHIM_R_OPTYPE : ti->why;
+        return NULL;
+    }
+    if (!(predef_ops[i].classes & ti->cls) ||
+        !ic_op_kind_applies(predef_ops[i].kind, (ic_datatype_t)ti->base)) {
+        *why = SHIM_R_OPTYPE;
+        return NULL;
+    }
+    return ic_predefined_ops_[predef_ops[i].kind];
 }
 
 const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
 {
+    for (size_t i = 0; i < NPREDEF_OPS; i++)
+        if (op == predef_ops[i].op)
+            return predefined_op(i, ti, why);
     if (op == MPI_MINLOC || op == MPI_MAXLOC) {
         *why = SHIM_R_MINLOC;
         return NULL;
@@ -445,33 +535,6 @@ const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
     if (op == MPI_REPLACE || op == MPI_NO_OP || op == MPI_OP_NULL) {
         *why = SHIM_R_OPTYPE;
         return NULL;
-    }
-    static const struct {
-        int kind, classes;
-    } kinds[] = {
-        {IC_OP_SUM, C_INT | C_FLOAT},  {IC_OP_PROD, C_INT | C_FLOAT}, {IC_OP_MIN, C_INT | C_FLOAT},
-        {IC_OP_MAX, C_INT | C_FLOAT},  {IC_OP_BAND, C_INT | C_BYTE},  {IC_OP_BOR, C_INT | C_BYTE},
-        {IC_OP_BXOR, C_INT | C_BYTE},  {IC_OP_LAND, C_INT | C_BOOL},  {IC_OP_LOR, C_INT | C_BOOL},
-        {IC_OP_LXOR, C_INT | C_BOOL},
-    };
-    const MPI_Op mops[] = {MPI_SUM,  MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND,
-                           MPI_BOR,  MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR};
-    for (int i = 0; i < 10; i++) {
-        if (op != mops[i])
-            continue;
-        /* MPI defines the predefined ops on predefined datatypes only (both
-         * MPIs reject a derived one): MPI reports it. */
-        if (ti->derived || ti->base < 0) {
-            *why = ti->derived ? SHIM_R_OPTYPE : ti->why;
-            return NULL;
-        }
-        int cls = class_of(ti->mbase);
-        if (!(kinds[i].classes & cls) ||
-            !ic_op_kind_applies((ic_op_kind_t)kinds[i].kind, (ic_datatype_t)ti->base)) {
-            *why = SHIM_R_OPTYPE;
-            return NULL;
-        }
-        return ic_predefined_ops_[kinds[i].kind];
     }
     return user_op(op, ti, why);
 }
