@@ -346,8 +346,14 @@ typedef struct ic_model_params {
      * max(beta, c * beta_net) per byte ([Watts94]'s c_ij, docs/simulator.md).
      * 0 (the default): a fully connected network, nothing shared. */
     double beta_net;
+    /* Messages a node can send and receive at once ([MTR94]'s port model):
+     * 0 or 1 one-port (the default), k ports, or IC_PORTS_ALL (every link
+     * at once).  The all-port algorithms ("double_tree") are priced with
+     * it.  Callers compiled before this field existed get one-port. */
+    int ports;
 } ic_model_params_t;
-#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0}
+#define IC_PORTS_ALL 0x7fffffff
+#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0}
 
 /* Sets comm's model (every value finite and >= 0, alpha > 0); later calls
  * choose with it.  Local: every rank should set the same values.  m->size
@@ -375,6 +381,21 @@ IC_API ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t coun
  * ranks.  Local: every rank should set the same mesh. */
 #define IC_MESH_MAX_NDIMS 8
 IC_API ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[]);
+
+/* Declares where comm's members sit on a physical network, so that the
+ * contention-free group algorithms of [MTR94] apply ("ucube", "umesh",
+ * "utorus" for bcast, reduce, scatter(v), gather(v) and barrier, "u_sag"
+ * for bcast; docs/algorithms.md) and the selector prefers them where they
+ * cost what the plain trees cost.  spec: "mesh:AxB..", "torus:AxB..",
+ * "utorus:AxB.." (a torus whose links go one way) or "hypercube:D"; nodes
+ * are numbered row-major (the last dimension varies fastest) and routes
+ * are taken to be dimension-ordered (dimension 0 first).  node_of[r] is
+ * the node of rank r (size entries, copied; several ranks may share a
+ * node); NULL puts rank r on node r.  Communicators derived from comm
+ * afterwards inherit their members' nodes.  spec NULL forgets the
+ * placement.  Local: every rank should declare the same (IC_CHECK
+ * compares it).  IC_ERR_ARG names a bad spec or node_of entry. */
+IC_API ic_status_t ic_comm_set_network(ic_comm_t *comm, const char *spec, const int node_of[]);
 
 /* The mesh of comm: *ndims (1 for the default line) and up to maxdims
  * dimensions into dims. */

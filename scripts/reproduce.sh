@@ -3,7 +3,10 @@
 #   1. [Watts94] / [vdG-CCTP]: broadcast, collect, distributed reduction,
 #      reduction-to-all and reduction-to-one on a 16 x 32 mesh, short-vector,
 #      long-vector and hybrid algorithms (wormhole routing, links shared);
-#   2. [vdG91] and [BR90]: scripts/reproduce_hypercube.sh.
+#   2. [vdG91] and [BR90]: scripts/reproduce_hypercube.sh;
+#   4./5. [MTR94]: U-mesh against the rank-order MST for random groups of a
+#      16 x 16 mesh, the Double Tree on all-port hypercubes:
+#      scripts/reproduce_mtr94.sh.
 # Figures go to docs/figures/, tables to bench/results/.  Installs cmake and
 # gnuplot-nox with apt-get when missing.  BUILD=dir picks the build directory.
 set -euo pipefail
@@ -79,4 +82,6 @@ echo "tables: $out"
 if [ -f scripts/reproduce_hypercube.sh ]; then
   BUILD="$BUILD" bash scripts/reproduce_hypercube.sh
 fi
+# ---- 4., 5. [MTR94]: U-mesh for random groups, Double Tree on all-port cubes -
+BUILD="$BUILD" bash scripts/reproduce_mtr94.sh
 echo "figures: docs/figures/reproduce-*.png"

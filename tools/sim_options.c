@@ -17,11 +17,12 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: intercom-sim (--mesh AxB.. | --torus AxB.. | --hypercube D | --full P)\n"
+    "usage: intercom-sim (--mesh AxB.. | --torus AxB.. | --utorus AxB.. | --hypercube D |\n"
+    "                     --full P)\n"
     "         [--alpha US] [--beta US_PER_B] [--beta-net US_PER_B] [--gamma US_PER_B]\n"
     "         [--delta US_PER_B] [--hop US] [--switching wormhole|circuit|store-forward]\n"
     "         [--all-port] [--no-contention] [--setup-overlap] [--place FILE] [--ranks P]\n"
-    "         [--logical AxB..] [--price-no-links] [--reproducible]\n"
+    "         [--logical AxB..] [--price-no-links] [--no-placement] [--reproducible]\n"
     "         --coll NAME [--algos a,b,c | auto | all] [--sizes LIST]\n"
     "         [--elem uint8|float|double|int32] [--root R]\n"
     "         [--csv FILE] [--plot FILE.png] [--title TEXT]\n"
@@ -31,7 +32,8 @@ static const char usage_text[] =
 static const char help_text[] =
     "\n"
     "  network    --mesh/--torus AxB..: nodes in row-major order, the last dimension\n"
-    "             fastest; --hypercube D: 2^D nodes; --full P: P nodes, all joined\n"
+    "             fastest; --utorus AxB..: a torus whose links go up only;\n"
+    "             --hypercube D: 2^D nodes; --full P: P nodes, all joined\n"
     "  model      alpha 100 us, beta 0.01 us/B (a node's per-byte time), gamma 0.005,\n"
     "             delta 0 us/B by default; --beta-net: one link's per-byte time\n"
     "             (default beta); --hop: time per link of a path (default 0)\n"
@@ -44,6 +46,8 @@ static const char help_text[] =
     "  --price-no-links  the cost model (selector, hybrids) ignores shared links; by\n"
     "             default, when the logical mesh is the physical one and links are shared,\n"
     "             it prices them (ic_model_params_t.beta_net)\n"
+    "  --no-placement  the plans are not told where the ranks sit (ic_coll_args_t.phys),\n"
+    "             so the U-mesh/U-torus/U-cube entries do not apply\n"
     "  --reproducible  as IC_REPRODUCIBLE=1: reductions only by the entries that\n"
     "             combine in the canonical order (docs/reproducibility.md)\n"
     "  --logical  logical mesh of the mesh-aware algorithms (default the physical shape\n"
@@ -278,6 +282,7 @@ static const optdef_t optdefs[] = {
     {"--plot", O_STR, F(plot), 0, 0},          {"--title", O_STR, F(title), 0, 0},
     {"--picture", O_STR, F(picture), 0, 0},    {"--picture-algo", O_STR, F(pic_algo), 0, 0},
     {"--mesh", O_SPECIAL, 0, 0, 0},    {"--torus", O_SPECIAL, 0, 0, 0},
+    {"--utorus", O_SPECIAL, 0, 0, 0},  {"--no-placement", O_FLAG, F(no_placement), 0, 0},
     {"--hypercube", O_SPECIAL, 0, 0, 0},   {"--full", O_SPECIAL, 0, 0, 0},
     {"--switching", O_SPECIAL, 0, 0, 0},   {"--place", O_SPECIAL, 0, 0, 0},
     {"--logical", O_SPECIAL, 0, 0, 0},     {"--coll", O_SPECIAL, 0, 0, 0},
@@ -328,6 +333,8 @@ static void finish_setup(opts_t *o)
     if (o->coll == IC_COLL_COUNT)
         die("no collective: give --coll NAME");
     o->net.all_port = o->all_port;
+    if (o->all_port) /* the selector and the all-port entries price it */
+        o->m.ports = IC_PORTS_ALL;
     o->net.setup_overlap = o->setup_overlap;
     o->net.contention = !o->no_contention;
     o->net.beta_net = o->beta_net;
@@ -406,6 +413,8 @@ void call_free(call_t *c)
 {
     free(c->args);
     free(c->counts);
+    free(c->phys);
+    free(c->node_of);
 }
 
 ic_status_t call_init(call_t *c, const opts_t *o, size_t n)
@@ -413,11 +422,16 @@ ic_status_t call_init(call_t *c, const opts_t *o, size_t n)
     size_t p = (size_t)o->ranks, count = count_of(o, n);
     c->args = calloc(p, sizeof(*c->args));
     c->counts = malloc(p * sizeof(size_t));
-    if (!c->args || !c->counts) {
+    c->phys = calloc(1, sizeof(*c->phys));
+    c->node_of = malloc(p * sizeof(int));
+    if (!c->args || !c->counts || !c->phys || !c->node_of) {
         call_free(c);
         return ic_set_error(IC_ERR_NO_MEM, "intercom-sim: out of memory for %zu ranks", p);
     }
     bool v = v_set & BIT(o->coll);
+    /* Where the ranks sit, for the U-mesh / U-torus / U-cube entries. */
+    if (!o->no_placement)
+        ic_net_phys(&o->net, (int)p, NULL, c->node_of, c->phys);
     for (size_t r = 0; r < p; r++) {
         ic_coll_args_t *a = &c->args[r];
         c->counts[r] = count;
@@ -431,6 +445,7 @@ ic_status_t call_init(call_t *c, const opts_t *o, size_t n)
         a->model = o->m;
         a->mesh = o->logical.d ? &o->logical : NULL;
         a->reproducible = o->reproducible;
+        a->phys = c->phys->kind != IC_PHYS_NONE ? c->phys : NULL;
     }
     return IC_OK;
 }

@@ -15,6 +15,7 @@ typedef struct opts {
     ic_net_t net;
     bool have_net, all_port, no_contention, setup_overlap, price_no_links, check, quiet;
     bool exact;        /* --exact: CSV times with 17 significant digits */
+    bool no_placement; /* --no-placement: args.phys stays NULL */
     bool reproducible; /* --reproducible: IC_REPRODUCIBLE's canonical-order entries only */
     double beta_net, hop;
     ic_switching_t sw;
@@ -51,6 +52,8 @@ size_t count_of(const opts_t *o, size_t n);
 typedef struct call {
     ic_coll_args_t *args;
     size_t *counts;
+    ic_phys_t *phys; /* where the ranks sit (kind IC_PHYS_NONE: unknown) */
+    int *node_of;
 } call_t;
 
 ic_status_t call_init(call_t *c, const opts_t *o, size_t n);

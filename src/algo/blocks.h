@@ -34,12 +34,40 @@ bool ic_layout_contiguous(const ic_layout_t *l, const size_t *len, int lo, int h
 void ic_blk_mst_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
                       size_t bytes);
 
+/* The same on the tree of split sp (NULL: geometric; IC_SPLIT_NEAR for the
+ * chains of phys.h; not IC_SPLIT_DATA). */
+void ic_blk_mst_bcast_split(ic_plan_t *pl, const ic_view_t *v, int root, const ic_split_t *sp,
+                            ic_loc_t buf, size_t bytes);
+
+/* double_tree_bcast.c — the Double Tree broadcast (all-port hypercubes):
+ * as ic_blk_mst_bcast for n = 2^d members. */
+void ic_blk_double_tree_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
+                              size_t bytes);
+/* Its tree, on addresses relative to the root (x = member XOR root) of the
+ * d-cube: the parent of x (-1 for the root), and x's children in send
+ * order into out (at most d + 1); *delayed is the index of the child sent
+ * only after the first send is through (-1: none). */
+int ic_double_tree_parent(int d, unsigned x);
+int ic_double_tree_children(int d, unsigned x, unsigned *out, int *delayed);
+
 /* mst_reduce.c — every member's input at in; the reduction in rank order
  * ends at acc on the root.  acc is where this rank accumulates (it must be
  * writable; buf NONE lets the block use scratch).  Works for
  * non-commutative operations. */
 void ic_blk_mst_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
                        ic_loc_t acc, size_t bytes);
+
+/* The same on the tree of split sp (as ic_blk_mst_bcast_split); the
+ * reduction is then in view order. */
+void ic_blk_mst_reduce_split(ic_plan_t *pl, const ic_view_t *v, int root, const ic_split_t *sp,
+                             ic_loc_t in, ic_loc_t acc, size_t bytes);
+
+/* tree_barrier.c — fan-in to the root up the tree of split sp over view
+ * in, then fan-out down the tree over view out (the same ranks, the same
+ * root rank): no member leaves before every member entered (empty
+ * messages). */
+void ic_blk_tree_barrier(ic_plan_t *pl, const ic_view_t *in, int in_root, const ic_view_t *out,
+                         int out_root, const ic_split_t *sp);
 
 /* mst_scatter.c — the root's blocks src[i] reach dst on member i.
  * stage: where a member keeps the blocks it forwards (off == NULL: packed

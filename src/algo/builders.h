@@ -16,6 +16,7 @@ typedef ic_status_t (*ic_build_fn)(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_bcast.c */
 ic_status_t ic_build_bcast_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_scatter_allgather(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_double_tree(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_reduce.c */
 ic_status_t ic_build_reduce_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a);
@@ -47,6 +48,27 @@ ic_status_t ic_build_reduce_scatter_reduce_scatter(ic_plan_t *pl, const ic_coll_
 ic_status_t ic_build_alltoall_pairwise(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_barrier_dissemination(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_scan_dissemination(ic_plan_t *pl, const ic_coll_args_t *a);
+
+/* coll_uchain.c: U-mesh, U-torus, U-cube (a->phys known) and the
+ * scatter-collect broadcast over the chain of the network's kind. */
+ic_status_t ic_build_bcast_umesh(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_utorus(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_ucube(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_u_sag(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_umesh(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_utorus(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_ucube(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_scatter_umesh(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_scatter_utorus(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_scatter_ucube(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_gather_umesh(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_gather_utorus(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_gather_ucube(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_barrier_umesh(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_barrier_utorus(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_barrier_ucube(ic_plan_t *pl, const ic_coll_args_t *a);
+/* The chain u_sag and the cost functions use for a->phys's kind. */
+ic_chain_kind_t ic_uchain_kind(const ic_coll_args_t *a);
 
 /* Shared helpers (coll_common.c). */
 size_t ic_args_esize(const ic_coll_args_t *a);

@@ -1,7 +1,8 @@
 /*
  * builders_alltoall.h — plan builders and cost functions of the alltoall family
  * (catalog rows in select/catalog_table.c), and the blocks they
- * compose (one per file: bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c).
+ * compose (one per file: bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c,
+ * quadrant_alltoall.c).
  */
 #ifndef IC_ALGO_BUILDERS_ALLTOALL_H
 #define IC_ALGO_BUILDERS_ALLTOALL_H
@@ -35,10 +36,26 @@ int ic_aap_masks(int d, bool dual, unsigned *masks);
 void ic_blk_dr_alltoall(ic_plan_t *pl, const ic_mesh_t *mesh, int rank, ic_layout_t send,
                         ic_layout_t recv, size_t b);
 
-/* bruck_alltoall.c, shared with dr_alltoall.c: appends COPY steps moving n
- * pieces of b bytes from src[i] to dst[i], one step per run that is
- * contiguous on both sides; pieces already in place are skipped.  (A
- * helper on locations; it would sit well in layout.c.) */
+/* quadrant_alltoall.c — the exchange on a side x side logical mesh
+ * (side = 2^j, j >= 1, p = side^2; rank is this rank), quadruples on
+ * rectangle corners, stepwise contention-free under dimension-ordered
+ * routing; blocks of b bytes each (all-to-all, not the v-form). */
+void ic_blk_quadrant_alltoall(ic_plan_t *pl, int side, int rank, ic_layout_t send,
+                              ic_layout_t recv, size_t b);
+/* The side 2^j (j >= 1) of a 2^j x 2^j mesh (dimensions of 1 ignored),
+ * else 0; and the side of that square for p ranks (p = 4^j), else 0. */
+int ic_quadrant_side(const ic_mesh_t *m);
+int ic_quadrant_side_of(long p);
+/* The quadrant exchange's schedule on a side x side mesh: global stage g
+ * (0 <= g < side - 1) runs at the level of quadrants of side *h, and its
+ * ranks (r, c) are those with (c - r) mod *h == *res.  False for g out of
+ * range. */
+bool ic_quadrant_stage(int side, int g, int *h, int *res);
+
+/* bruck_alltoall.c, shared with dr_alltoall.c and quadrant_alltoall.c:
+ * appends COPY steps moving n pieces of b bytes from src[i] to dst[i], one
+ * step per run that is contiguous on both sides; pieces already in place
+ * are skipped.  (A helper on locations; it would sit well in layout.c.) */
 void ic_copy_runs(ic_plan_t *pl, const ic_loc_t *src, const ic_loc_t *dst, int n, size_t b);
 /* True when the n pieces of b bytes at l[0..n-1] lie back to back. */
 bool ic_locs_contiguous(const ic_loc_t *l, int n, size_t b);
@@ -49,6 +66,7 @@ ic_status_t ic_build_alltoall_bruck(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_alltoall_aap(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_alltoall_aap_dual(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_alltoall_dr(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_alltoall_quadrant(ic_plan_t *pl, const ic_coll_args_t *a);
 
 /* ---- cost functions (select/cost_alltoall.c) --------------------------- */
 
@@ -58,5 +76,8 @@ double ic_cost_alltoall_bruck(const ic_coll_args_t *a, int p, const ic_model_t *
 double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m);
 /* sum over mesh dimensions k of (m_k - 1)*(alpha + (p/m_k)*b*beta). */
 double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m);
+/* 3*(S-1)*(alpha + (p/4)*b*beta) + (S-2)*alpha on the S x S mesh (S = 2^j);
+ * HUGE_VAL on a mesh that is not 2^j x 2^j (never chosen). */
+double ic_cost_alltoall_quadrant(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * coll_alltoall_family.c — all-to-all(v) builders of the alltoall family:
  * Bruck (any p, short vectors), AAP and dual-phase AAP (hypercube order,
- * p = 2^d) and dimensional rings on the logical mesh.
+ * p = 2^d), dimensional rings on the logical mesh and quadrant exchange on
+ * a 2^j x 2^j mesh.
  */
 #include "algo/builders_alltoall.h"
 
@@ -122,5 +123,21 @@ ic_status_t ic_build_alltoall_dr(ic_plan_t *pl, const ic_coll_args_t *a)
     ic_mesh_t line = ic_mesh_line(pl->size);
     const ic_mesh_t *mesh = a->mesh && ic_mesh_size(a->mesh) == pl->size ? a->mesh : &line;
     ic_blk_dr_alltoall(pl, mesh, pl->rank, send, recv, b);
+    return pl->error;
+}
+
+ic_status_t ic_build_alltoall_quadrant(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_layout_t send, recv;
+    size_t b;
+    /* The communicator's mesh, else the square of p; the catalog refuses
+     * calls where that is not 2^j x 2^j. */
+    bool own = a->mesh && ic_mesh_size(a->mesh) == pl->size;
+    int side = own ? ic_quadrant_side(a->mesh) : ic_quadrant_side_of(pl->size);
+    if (side == 0)
+        return IC_ERR_NOT_APPLICABLE;
+    if (even_layouts(pl, a, &send, &recv, &b) != IC_OK)
+        return pl->error;
+    ic_blk_quadrant_alltoall(pl, side, pl->rank, send, recv, b);
     return pl->error;
 }

@@ -6,6 +6,7 @@
 #define IC_ALGO_COLL_ARGS_H
 
 #include "algo/mesh.h"
+#include "algo/phys.h"
 #include "base/dtype.h"
 #include "base/model.h"
 #include "intercom.h"
@@ -50,6 +51,10 @@ typedef struct ic_coll_args {
      * apply, the first one is taken (ranks could not agree on a price),
      * and the counts stay out of the call's signature and fingerprint. */
     bool counts_at_root;
+    /* Where the members sit on a physical network (ic_comm_set_network,
+     * the simulator); NULL: unknown.  The U-mesh, U-torus and U-cube
+     * entries (coll_uchain.c) apply only when it is known. */
+    const ic_phys_t *phys;
 } ic_coll_args_t;
 
 #endif

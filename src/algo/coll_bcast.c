@@ -1,6 +1,7 @@
 /*
- * coll_bcast.c — broadcast: MST (short vectors) and scatter + allgather
- * (long vectors, [vdG-CCTP] "Broadcast (long vector)").
+ * coll_bcast.c — broadcast: MST (short vectors), the Double Tree (all-port
+ * hypercubes, double_tree_bcast.c) and scatter + allgather (long vectors,
+ * [vdG-CCTP] "Broadcast (long vector)").
  *
  * scatter_allgather: the vector is cut into p nearly equal pieces (piece i
  * for rank i); an MST scatter moves piece i to rank i (in the user buffer,
@@ -15,6 +16,14 @@ ic_status_t ic_build_bcast_mst(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
     ic_blk_mst_bcast(pl, &v, a->root, ic_loc(IC_BUF_RECV, 0), a->count * ic_args_esize(a));
+    return pl->error;
+}
+
+ic_status_t ic_build_bcast_double_tree(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_double_tree_bcast(pl, &v, a->root, ic_loc(IC_BUF_RECV, 0),
+                             a->count * ic_args_esize(a));
     return pl->error;
 }
 

@@ -14,17 +14,26 @@
  *   level 0:  [0 1 2 | 3 4 5]       0 ------------------> 5
  *   level 1:  [0 1 | 2] [3 4 | 5]   0 --------> 2   5 -> 3
  *   level 2:  [0 | 1]   [3 | 4]     0 -> 1          3 -> 4
+ *
+ * With the near-end split (IC_SPLIT_NEAR, U-mesh on a chain, phys.h) the
+ * same ranges get 0 -> 3, then 0 -> 2 and 3 -> 5, then 0 -> 1 and 3 -> 4.
  */
 #include "algo/blocks.h"
 
 void ic_blk_mst_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
                       size_t bytes)
 {
+    ic_blk_mst_bcast_split(pl, v, root, NULL, buf, bytes);
+}
+
+void ic_blk_mst_bcast_split(ic_plan_t *pl, const ic_view_t *v, int root, const ic_split_t *sp,
+                            ic_loc_t buf, size_t bytes)
+{
     ic_plan_next_phase(pl);
     if (v->me < 0 || v->n <= 1 || bytes == 0)
         return;
-    ic_mst_edge_t e[64]; /* geometric tree: at most 1 + ceil(log2 n) <= 32 edges */
-    int k = ic_mst_edges(NULL, v->n, root, v->me, e, NULL, NULL);
+    ic_mst_edge_t e[64]; /* halving tree: at most 1 + ceil(log2 n) <= 32 edges */
+    int k = ic_mst_edges(sp, v->n, root, v->me, e, NULL, NULL);
     for (int i = 0; i < k; i++) {
         if (e[i].child == v->me)
             ic_plan_recv(pl, ic_view_rank(v, e[i].parent), 0, buf, bytes);

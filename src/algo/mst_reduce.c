@@ -27,11 +27,17 @@
 void ic_blk_mst_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
                        ic_loc_t acc, size_t bytes)
 {
+    ic_blk_mst_reduce_split(pl, v, root, NULL, in, acc, bytes);
+}
+
+void ic_blk_mst_reduce_split(ic_plan_t *pl, const ic_view_t *v, int root, const ic_split_t *sp,
+                             ic_loc_t in, ic_loc_t acc, size_t bytes)
+{
     ic_plan_next_phase(pl);
     if (v->me < 0 || bytes == 0)
         return;
-    ic_mst_edge_t e[64]; /* geometric tree: at most 1 + ceil(log2 n) <= 32 edges */
-    int k = ic_mst_edges(NULL, v->n, root, v->me, e, NULL, NULL);
+    ic_mst_edge_t e[64]; /* halving tree: at most 1 + ceil(log2 n) <= 32 edges */
+    int k = ic_mst_edges(sp, v->n, root, v->me, e, NULL, NULL);
     int first_child = (k > 0 && e[0].child == v->me) ? 1 : 0;
     int nchildren = k - first_child;
     bool is_root = v->me == root;

@@ -1,6 +1,7 @@
 /*
  * patterns.c — recursive splitting ([vdG-CCTP] MSTBCAST, [Watts94] section 5.1),
- * the data-distribution-aware split ([Watts94] section 7), partitions.
+ * the data-distribution-aware split ([Watts94] section 7), the near-end
+ * split of U-mesh ([MTR94]), partitions.
  */
 #include "algo/patterns.h"
 
@@ -92,7 +93,10 @@ int ic_split_range(const ic_split_t *sp, int lo, int hi, int root, int *olo, int
 {
     if (sp && sp->kind == IC_SPLIT_DATA && sp->weight)
         return split_data(sp, lo, hi, root, olo, ohi);
-    return split_geometric(lo, hi, root, olo, ohi);
+    int far = split_geometric(lo, hi, root, olo, ohi);
+    if (sp && sp->kind == IC_SPLIT_NEAR)
+        return far == *ohi ? *olo : *ohi;
+    return far;
 }
 
 int ic_mst_edges(const ic_split_t *sp, int n, int root, int me, ic_mst_edge_t *out,

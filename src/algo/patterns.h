@@ -39,9 +39,17 @@ static inline int ic_mod(long a, int n) { return (int)(((a % n) + n) % n); }
 
 /* How a range [lo, hi] holding a root is split in two: the other part
  * [*olo, *ohi] and its new root (returned).  weight (optional) gives the
- * bytes each index needs; threshold is alpha/beta in bytes. */
+ * bytes each index needs; threshold is alpha/beta in bytes.
+ *   GEOMETRIC  halves at mid = floor((lo+hi)/2), the other half's new root
+ *              at its far end ([vdG-CCTP]); a NULL split means this;
+ *   DATA       the data-distribution-aware split ([Watts94] section 7);
+ *   NEAR       the same halves, the new root at the other half's end
+ *              nearest the root (the lowest index of the upper half, the
+ *              highest of the lower half): [MTR94]'s U-mesh rule, which
+ *              keeps recursive doubling on a dimension-ordered chain free
+ *              of contention (phys.h). */
 typedef struct ic_split {
-    enum { IC_SPLIT_GEOMETRIC, IC_SPLIT_DATA } kind;
+    enum { IC_SPLIT_GEOMETRIC, IC_SPLIT_DATA, IC_SPLIT_NEAR } kind;
     const size_t *weight;
     double threshold;
 } ic_split_t;

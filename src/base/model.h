@@ -25,7 +25,12 @@ typedef struct ic_model {
      * level whose messages cost lvl_alpha[i] + n*lvl_beta[i] (dimension 0:
      * between hosts, 1: inside a host), and alpha, beta are the slowest
      * level's, which prices the entries that ignore the mesh. */
-    int nlevels, reserved; /* reserved: no padding, so models compare with memcmp */
+    int nlevels;
+    /* Messages a node can send (and receive) at once: 0 or 1 one-port (the
+     * papers' default and shared memory's), k, or IC_PORTS_ALL for all-
+     * port nodes (the simulator's --all-port).  Priced by the entries
+     * whose plans send several messages at once (double_tree). */
+    int ports; /* also keeps the struct free of padding: models compare with memcmp */
     double lvl_alpha[IC_MODEL_LEVELS], lvl_beta[IC_MODEL_LEVELS];
 } ic_model_t;
 

@@ -40,6 +40,7 @@ ic_status_t ic_call_check(const char *fn, const ic_comm_t *comm, ic_coll_args_t 
 {
     a->model = comm->model;
     a->mesh = comm->has_mesh ? &comm->mesh : NULL;
+    a->phys = comm->phys_node ? &comm->phys : NULL;
     a->host_of = comm->host_of;
     a->nhosts = comm->nhosts;
     ic_status_t st = ic_validate_args(fn, a, comm->rank, comm->size);
@@ -70,6 +71,10 @@ uint32_t ic_call_sig(const ic_coll_args_t *a, const ic_choice_t *c, int p)
     h = ic_fnv1a(h, c->al->name, strlen(c->al->name));
     h = ic_fnv1a(h, c->mesh.dims, sizeof(int) * (size_t)c->mesh.d);
     h = ic_fnv1a(h, &a->count, sizeof a->count);
+    if (c->al->flags & IC_ALGO_PHYS) { /* the tree follows the placement */
+        unsigned long long ph = ic_phys_hash(a->phys, p);
+        h = ic_fnv1a(h, &ph, sizeof ph);
+    }
     if (a->counts && a->coll != IC_COLL_ALLTOALLV && !a->counts_at_root)
         h = ic_fnv1a(h, a->counts, sizeof(size_t) * (size_t)p);
     return (uint32_t)(h ^ (h >> 32));

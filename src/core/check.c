@@ -40,8 +40,9 @@ void ic_fingerprint_of(const ic_comm_t *comm, const ic_coll_args_t *a, ic_finger
     const char *algo = comm->algo[a->coll];
     fp->algo_hash = algo ? ic_fnv1a(h0, algo, strlen(algo)) : 0;
     fp->mesh_hash = comm->has_mesh ? ic_fnv1a(h0, &comm->mesh, sizeof comm->mesh) : 0;
-    double m[5] = {comm->model.alpha, comm->model.beta, comm->model.gamma, comm->model.delta,
-                   comm->model.beta_net};
+    fp->phys_hash = comm->phys_node ? ic_phys_hash(&comm->phys, comm->size) : 0;
+    double m[6] = {comm->model.alpha, comm->model.beta,     comm->model.gamma,
+                   comm->model.delta, comm->model.beta_net, (double)comm->model.ports};
     fp->model_hash = ic_fnv1a(h0, m, sizeof m);
 }
 
@@ -78,6 +79,8 @@ ic_status_t ic_fingerprints_compare(const char *fn, const ic_fingerprint_t *all,
             field = "reproducible mode (IC_REPRODUCIBLE / ic_comm_set_reproducible)", numbers = 0;
         else if (x->mesh_hash != z->mesh_hash)
             field = "logical mesh (ic_comm_set_mesh)", numbers = 0;
+        else if (x->phys_hash != z->phys_hash)
+            field = "physical network (ic_comm_set_network)", numbers = 0;
         else
             field = "cost model (ic_comm_set_model / the tune file)", numbers = 0;
         if (x->coll != z->coll)

@@ -18,6 +18,7 @@ typedef struct ic_fingerprint {
     uint64_t counts_hash; /* the v-forms' counts (not all-to-all(v)'s per-rank ones) */
     uint64_t algo_hash;   /* the forced algorithm's name, or 0 */
     uint64_t mesh_hash;   /* the logical mesh */
+    uint64_t phys_hash;   /* the physical placement (ic_comm_set_network) */
     uint64_t model_hash;  /* the cost model's parameters */
 } ic_fingerprint_t;
 

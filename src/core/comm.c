@@ -77,6 +77,21 @@ ic_status_t ic_comm_check(const char *fn, const ic_comm_t *comm)
     return IC_OK;
 }
 
+/* c's members' nodes from its parent's placement (none when the parent has
+ * none or memory is short: the U entries then just do not apply). */
+static void inherit_network(ic_comm_t *c, const ic_comm_t *parent)
+{
+    c->phys_node = NULL;
+    if (!parent || !parent->phys_node || !(c->phys_node = malloc(sizeof(int) * (size_t)c->size)))
+        return;
+    c->phys = parent->phys;
+    for (int i = 0; i < c->size; i++)
+        for (int j = 0; j < parent->size; j++)
+            if (parent->world[j] == c->world[i])
+                c->phys_node[i] = parent->phys_node[j];
+    c->phys.node_of = c->phys_node;
+}
+
 static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
                             const ic_comm_t *parent, ic_comm_t **out)
 {
@@ -97,6 +112,7 @@ static ic_status_t comm_new(int size, int rank, const int *world, uint64_t id,
     c->check = parent ? parent->check : 0;
     c->explain = parent ? parent->explain : 0;
     c->reproducible = parent ? parent->reproducible : 0;
+    inherit_network(c, parent);
     c->t = parent ? parent->t : NULL;
     c->t_host = parent ? parent->t_host : NULL;
     c->t_nhosts = parent ? parent->t_nhosts : 1;
@@ -239,6 +255,8 @@ ic_status_t ic_init(ic_comm_t **world)
 
 void ic_comm_destroy(ic_comm_t *c)
 {
+    free(c->phys_node);
+    c->phys_node = NULL;
     free(c->host_of);
     ic_comm_drop_cache(c);
     free(c->world);
@@ -530,6 +548,43 @@ ic_status_t ic_comm_set_mesh(ic_comm_t *comm, int ndims, const int dims[])
     return IC_OK;
 }
 
+ic_status_t ic_comm_set_network(ic_comm_t *comm, const char *spec, const int node_of[])
+{
+    const char *fn = "ic_comm_set_network";
+    ic_status_t st = ic_comm_check(fn, comm);
+    if (st != IC_OK)
+        return st;
+    if (!spec) {
+        ic_comm_drop_cache(comm); /* cached plans may follow the old placement */
+        free(comm->phys_node);
+        comm->phys_node = NULL;
+        return IC_OK;
+    }
+    ic_phys_t ph = {0};
+    st = (ic_status_t)ic_phys_parse(fn, spec, &ph);
+    if (st != IC_OK)
+        return st;
+    long nodes = ic_phys_nodes(&ph);
+    if (!node_of && nodes < comm->size)
+        return ic_set_error(IC_ERR_ARG, "%s: %s has %ld nodes for %d ranks (give node_of to "
+                            "put several ranks on one node)", fn, spec, nodes, comm->size);
+    for (int r = 0; node_of && r < comm->size; r++)
+        if (node_of[r] < 0 || node_of[r] >= nodes)
+            return ic_set_error(IC_ERR_ARG, "%s: node_of[%d] = %d is not a node of %s (0..%ld)",
+                                fn, r, node_of[r], spec, nodes - 1);
+    int *nodes_of = malloc(sizeof(int) * (size_t)comm->size);
+    if (!nodes_of)
+        return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
+    for (int r = 0; r < comm->size; r++)
+        nodes_of[r] = node_of ? node_of[r] : r;
+    ic_comm_drop_cache(comm);
+    free(comm->phys_node);
+    comm->phys = ph;
+    comm->phys_node = nodes_of;
+    comm->phys.node_of = nodes_of;
+    return IC_OK;
+}
+
 ic_status_t ic_comm_get_mesh(const ic_comm_t *comm, int *ndims, int dims[], int maxdims)
 {
     ic_status_t cst = ic_comm_check("ic_comm_get_mesh", comm);
@@ -574,8 +629,13 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
                                 names[i], v[i]);
     if (!(m->alpha > 0))
         return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->alpha must be > 0");
+    bool has_ports = m->size >= offsetof(ic_model_params_t, ports) + sizeof(int);
+    if (has_ports && m->ports < 0)
+        return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->ports = %d is negative (0 or 1: "
+                            "one-port, k ports, IC_PORTS_ALL)", m->ports);
     ic_comm_drop_cache(comm); /* cached plans were chosen with the old model */
     ic_model_t nm = {0};
+    nm.ports = has_ports ? m->ports : 0;
     nm.alpha = m->alpha;
     nm.beta = m->beta;
     nm.gamma = m->gamma;
@@ -599,7 +659,8 @@ ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
                             "(IC_MODEL_PARAMS_INIT)",
                             m->size);
     const ic_model_params_t full = {sizeof full,        comm->model.alpha, comm->model.beta,
-                                    comm->model.gamma,  comm->model.delta, comm->model.beta_net};
+                                    comm->model.gamma,  comm->model.delta, comm->model.beta_net,
+                                    comm->model.ports};
     size_t n = m->size < sizeof full ? m->size : sizeof full;
     memcpy((char *)m + sizeof m->size, (const char *)&full + sizeof full.size, n - sizeof full.size);
     return IC_OK;

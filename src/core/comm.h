@@ -39,6 +39,9 @@ struct ic_comm {
     ic_model_t model;
     ic_mesh_t mesh;          /* logical mesh set by ic_comm_set_mesh */
     int has_mesh;
+    ic_phys_t phys;          /* physical placement (ic_comm_set_network), node_of =
+                              * phys_node; inherited by derived communicators */
+    int *phys_node;          /* node of each member, or NULL: placement unknown */
     const char *algo[IC_COLL_COUNT]; /* forced algorithm per collective, or NULL */
     int is_world;
     int owns_t;              /* made by ic_comm_from_mpi: freeing it closes t (and t_host) */

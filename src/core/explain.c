@@ -38,6 +38,7 @@ ic_status_t ic_explain(const ic_comm_t *comm, ic_coll_t coll, size_t count,
     }
     a.model = comm->model;
     a.mesh = comm->has_mesh ? &comm->mesh : NULL;
+    a.phys = comm->phys_node ? &comm->phys : NULL;
     a.reproducible = comm->reproducible;
     ic_status_t st = ic_validate_args("ic_explain", &a, comm->rank, p);
     const ic_algo_t *forced = NULL;

@@ -6,6 +6,7 @@
 #include "select/catalog.h"
 
 #include "base/status.h"
+#include "algo/builders_alltoall.h"
 #include "algo/validate.h"
 
 #include <stdlib.h>
@@ -29,6 +30,42 @@ const ic_algo_t *ic_catalog_find(ic_coll_t coll, const char *name)
     return NULL;
 }
 
+/* True when phys is known and of a kind the entry's flags name. */
+static bool phys_fits(unsigned flags, const ic_phys_t *phys)
+{
+    switch (phys && phys->node_of ? phys->kind : IC_PHYS_NONE) {
+    case IC_PHYS_MESH:
+        return flags & IC_ALGO_ON_MESH;
+    case IC_PHYS_TORUS:
+    case IC_PHYS_TORUS_UNI:
+        return flags & IC_ALGO_ON_TORUS;
+    case IC_PHYS_HYPERCUBE:
+        return flags & IC_ALGO_ON_CUBE;
+    default:
+        return false;
+    }
+}
+
+/* p = 4^j (j >= 1), and the communicator's mesh, when set, 2^j x 2^j. */
+static bool square_fits(const ic_coll_args_t *a, int p)
+{
+    if (ic_quadrant_side_of(p) == 0)
+        return false;
+    return !(a->mesh && ic_mesh_size(a->mesh) == p) || ic_quadrant_side(a->mesh) > 0;
+}
+
+/* What a placement entry needs, for the refusal's message. */
+static const char *phys_need(unsigned flags)
+{
+    if ((flags & IC_ALGO_PHYS) == IC_ALGO_ON_CUBE)
+        return "the members' places on a hypercube (ic_comm_set_network)";
+    if ((flags & IC_ALGO_PHYS) == (IC_ALGO_ON_MESH | IC_ALGO_ON_CUBE))
+        return "the members' places on a mesh or hypercube (ic_comm_set_network)";
+    if ((flags & IC_ALGO_PHYS) == (IC_ALGO_ON_TORUS | IC_ALGO_ON_MESH))
+        return "the members' places on a torus or mesh (ic_comm_set_network)";
+    return "the members' places on a mesh, torus or hypercube (ic_comm_set_network)";
+}
+
 bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
 {
     if (al->coll != a->coll)
@@ -37,10 +74,14 @@ bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
         return false;
     if ((al->flags & IC_ALGO_POW2) && (p & (p - 1)) != 0)
         return false;
+    if ((al->flags & IC_ALGO_SQUARE_MESH) && !square_fits(a, p))
+        return false;
     if (a->reproducible && ic_coll_reduces(a->coll) && !(al->flags & IC_ALGO_CANONICAL))
         return false;
     if (a->counts_at_root && !(al->flags & IC_ALGO_OWN_COUNT))
         return false;
+    if (al->flags & IC_ALGO_PHYS)
+        return phys_fits(al->flags, a->phys);
     return true;
 }
 
@@ -82,10 +123,17 @@ ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, con
         return ic_set_error(IC_ERR_NOT_APPLICABLE, "%s: algorithm '%s' needs %s", fn, algo,
                             (al->flags & IC_ALGO_POW2) && (p & (p - 1))
                                 ? "a power-of-two number of ranks"
+                            : (al->flags & IC_ALGO_SQUARE_MESH) && !square_fits(a, p)
+                                ? "a 2^j x 2^j logical mesh (p = 4, 16, 64, ...; the "
+                                  "communicator's mesh, when set, that square)"
                             : (al->flags & IC_ALGO_COMMUTATIVE) && a->op && !a->op->commutative
                                 ? "a commutative operation"
                             : a->counts_at_root && !(al->flags & IC_ALGO_OWN_COUNT)
                                 ? "every rank's counts (they are at the root only)"
+                            : (al->flags & IC_ALGO_PHYS) && !phys_fits(al->flags, a->phys) &&
+                                      !(a->reproducible && ic_coll_reduces(a->coll) &&
+                                        !(al->flags & IC_ALGO_CANONICAL))
+                                ? phys_need(al->flags)
                                 : "IC_REPRODUCIBLE off: it does not combine in the canonical "
                                   "rank order (docs/reproducibility.md)");
     *out = al;

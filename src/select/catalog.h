@@ -24,6 +24,18 @@
  * count, so the entry runs calls whose counts only the root has
  * (ic_coll_args_t.counts_at_root, MPI's convention: the drop-in). */
 #define IC_ALGO_OWN_COUNT 0x40u
+/* Applies only when the call knows where its members sit on a physical
+ * network (ic_coll_args_t.phys, ic_comm_set_network) of one of these
+ * kinds: the U-mesh, U-torus and U-cube entries (algo/coll_uchain.c). */
+#define IC_ALGO_ON_MESH 0x80u
+#define IC_ALGO_ON_TORUS 0x100u
+#define IC_ALGO_ON_CUBE 0x200u
+#define IC_ALGO_PHYS (IC_ALGO_ON_MESH | IC_ALGO_ON_TORUS | IC_ALGO_ON_CUBE)
+/* Runs only on a 2^j x 2^j logical mesh, j >= 1: p = 4^j, and the
+ * communicator's mesh, when one is set, is that square (the quadrant
+ * exchange, algo/quadrant_alltoall.c; its cost is HUGE_VAL on the other
+ * shapes the selector tries, so it is priced on the square only). */
+#define IC_ALGO_SQUARE_MESH 0x400u
 /* Tested by its family's own matrix and cost tests (test_coll_<family>,
  * test_cost_<family>) rather than the generic ones. */
 #define IC_ALGO_OWN_TESTS 0x8u

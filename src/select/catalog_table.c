@@ -283,10 +283,28 @@ static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 #define HC (IC_ALGO_HOSTS | IC_ALGO_COMMUTATIVE)
 #define CANON IC_ALGO_CANONICAL
 #define OWNC IC_ALGO_OWN_COUNT
+/* The U entries have their own tests (test_uchain): they need a placement. */
+#define UCUBE (IC_ALGO_ON_CUBE | OWN)
+#define UMESH (IC_ALGO_ON_MESH | IC_ALGO_ON_CUBE | OWN)
+#define UTORUS (IC_ALGO_ON_TORUS | IC_ALGO_ON_MESH | OWN)
+#define UANY (IC_ALGO_PHYS | OWN)
 static const ic_algo_t catalog[] = {
     /* ---- bcast: MST, scatter + collect; mesh: SC and MST-SC; pipelines ---------------------- */
+    {IC_COLL_BCAST, "ucube",
+     "U-cube: contention-free tree on the source-relative chain (hypercube)",
+     UCUBE, ic_build_bcast_ucube, ic_cost_bcast_uchain, NULL},
+    {IC_COLL_BCAST, "umesh", "U-mesh: contention-free tree on the dimension-ordered chain (mesh)",
+     UMESH, ic_build_bcast_umesh, ic_cost_bcast_uchain, NULL},
+    {IC_COLL_BCAST, "utorus",
+     "U-torus: contention-free tree on the chain rotated to the source (torus)",
+     UTORUS, ic_build_bcast_utorus, ic_cost_bcast_uchain, NULL},
+    {IC_COLL_BCAST, "u_sag", "scatter down the U tree + ring along the chain (long vectors)",
+     UANY, ic_build_bcast_u_sag, ic_cost_bcast_u_sag, NULL},
     {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
      c_bcast_mst, NULL},
+    {IC_COLL_BCAST, "double_tree",
+     "Double Tree: complement + two partial binomial trees (all-port hypercubes, p = 2^d)", POW2,
+     ic_build_bcast_double_tree, ic_cost_bcast_double_tree, NULL},
     {IC_COLL_BCAST, "scatter_allgather", "MST scatter + ring allgather (long vectors)", 0,
      ic_build_bcast_scatter_allgather, c_bcast_sag, NULL},
     {IC_COLL_BCAST, "sc", "scatter + collect along the mesh's dimensional rings (long vectors)", M,
@@ -301,6 +319,14 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_BCAST, "hosts", "MST over the hosts' leaders, then MST inside each host",
      IC_ALGO_HOSTS, ic_build_bcast_hosts, ic_cost_bcast_hosts, ic_describe_hosts},
     /* ---- reduce: MST, reduce-scatter + gather; mesh: DG and MST-DG; pipelines --------------- */
+    {IC_COLL_REDUCE, "ucube",
+     "U-cube: contention-free tree on the source-relative chain (hypercube)",
+     UCUBE | C, ic_build_reduce_ucube, ic_cost_reduce_ucube, NULL},
+    {IC_COLL_REDUCE, "umesh", "U-mesh: contention-free tree on the dimension-ordered chain (mesh)",
+     UMESH | C, ic_build_reduce_umesh, ic_cost_reduce_umesh, NULL},
+    {IC_COLL_REDUCE, "utorus",
+     "U-torus: contention-free tree on the chain rotated to the source (torus)",
+     UTORUS | C, ic_build_reduce_utorus, ic_cost_reduce_utorus, NULL},
     {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", CANON,
      ic_build_reduce_mst, c_reduce_mst, NULL},
     {IC_COLL_REDUCE, "rs_gather", "ring reduce-scatter + MST gather (long vectors)", C,
@@ -339,10 +365,27 @@ static const ic_algo_t catalog[] = {
      "reduce inside each host, allreduce over the hosts' leaders, bcast inside", HC,
      ic_build_allreduce_hosts, ic_cost_allreduce_hosts, ic_describe_hosts},
     /* ---- scatter ---------------------------------------------------------------------------- */
+    {IC_COLL_SCATTER, "ucube",
+     "U-cube: contention-free tree on the source-relative chain (hypercube)",
+     UCUBE, ic_build_scatter_ucube, ic_cost_scatter_ucube, NULL},
+    {IC_COLL_SCATTER, "umesh", "U-mesh: contention-free tree on the dimension-ordered chain (mesh)",
+     UMESH, ic_build_scatter_umesh, ic_cost_scatter_umesh, NULL},
+    {IC_COLL_SCATTER, "utorus",
+     "U-torus: contention-free tree on the chain rotated to the source (torus)",
+     UTORUS, ic_build_scatter_utorus, ic_cost_scatter_utorus, NULL},
     {IC_COLL_SCATTER, "mst", "minimum spanning tree", 0, ic_build_scatter_mst, c_scatter_mst, NULL},
     {IC_COLL_SCATTER, "direct", "the root sends each member its block", OWNC,
      ic_build_scatter_direct, c_direct_root, NULL},
     /* ---- scatterv --------------------------------------------------------------------------- */
+    {IC_COLL_SCATTERV, "ucube",
+     "U-cube: contention-free tree on the source-relative chain (hypercube)",
+     UCUBE, ic_build_scatter_ucube, ic_cost_scatter_ucube, NULL},
+    {IC_COLL_SCATTERV, "umesh",
+     "U-mesh: contention-free tree on the dimension-ordered chain (mesh)",
+     UMESH, ic_build_scatter_umesh, ic_cost_scatter_umesh, NULL},
+    {IC_COLL_SCATTERV, "utorus",
+     "U-torus: contention-free tree on the chain rotated to the source (torus)",
+     UTORUS, ic_build_scatter_utorus, ic_cost_scatter_utorus, NULL},
     {IC_COLL_SCATTERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_scatterv_mst,
      c_scatter_mst, NULL},
     {IC_COLL_SCATTERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
@@ -350,10 +393,26 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_SCATTERV, "direct", "the root sends each member its block", OWNC,
      ic_build_scatter_direct, c_direct_root, NULL},
     /* ---- gather ----------------------------------------------------------------------------- */
+    {IC_COLL_GATHER, "ucube",
+     "U-cube: contention-free tree on the source-relative chain (hypercube)",
+     UCUBE, ic_build_gather_ucube, ic_cost_gather_ucube, NULL},
+    {IC_COLL_GATHER, "umesh", "U-mesh: contention-free tree on the dimension-ordered chain (mesh)",
+     UMESH, ic_build_gather_umesh, ic_cost_gather_umesh, NULL},
+    {IC_COLL_GATHER, "utorus",
+     "U-torus: contention-free tree on the chain rotated to the source (torus)",
+     UTORUS, ic_build_gather_utorus, ic_cost_gather_utorus, NULL},
     {IC_COLL_GATHER, "mst", "minimum spanning tree", 0, ic_build_gather_mst, c_gather_mst, NULL},
     {IC_COLL_GATHER, "direct", "each member sends its block to the root", OWNC,
      ic_build_gather_direct, c_direct_root, NULL},
     /* ---- gatherv ---------------------------------------------------------------------------- */
+    {IC_COLL_GATHERV, "ucube",
+     "U-cube: contention-free tree on the source-relative chain (hypercube)",
+     UCUBE, ic_build_gather_ucube, ic_cost_gather_ucube, NULL},
+    {IC_COLL_GATHERV, "umesh", "U-mesh: contention-free tree on the dimension-ordered chain (mesh)",
+     UMESH, ic_build_gather_umesh, ic_cost_gather_umesh, NULL},
+    {IC_COLL_GATHERV, "utorus",
+     "U-torus: contention-free tree on the chain rotated to the source (torus)",
+     UTORUS, ic_build_gather_utorus, ic_cost_gather_utorus, NULL},
     {IC_COLL_GATHERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_gatherv_mst,
      c_gather_mst, NULL},
     {IC_COLL_GATHERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
@@ -429,6 +488,9 @@ static const ic_algo_t catalog[] = {
      ic_build_alltoall_aap_dual, ic_cost_alltoall_aap, NULL},
     {IC_COLL_ALLTOALL, "dr", "dimensional rings on the logical mesh, sum(m_k - 1) steps", OWN | M,
      ic_build_alltoall_dr, ic_cost_alltoall_dr, NULL},
+    {IC_COLL_ALLTOALL, "quadrant",
+     "quadrant exchange on a 2^j x 2^j mesh, 3(sqrt(p) - 1) contention-free steps",
+     OWN | M | IC_ALGO_SQUARE_MESH, ic_build_alltoall_quadrant, ic_cost_alltoall_quadrant, NULL},
     /* ---- alltoallv: direct exchange, AAP (Bruck and DR forward blocks: no v-form) ----------- */
     {IC_COLL_ALLTOALLV, "pairwise", "direct pairwise exchange, p-1 steps", 0,
      ic_build_alltoall_pairwise, c_alltoall, NULL},
@@ -437,6 +499,14 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_ALLTOALLV, "aap_dual", "AAP with dual phases interleaved (p = 2^d)", OWN | POW2,
      ic_build_alltoall_aap_dual, ic_cost_alltoall_aap, NULL},
     /* ---- barrier ---------------------------------------------------------------------------- */
+    {IC_COLL_BARRIER, "ucube",
+     "U-cube: fan-in/fan-out tree on the rank-0-relative chain (hypercube)",
+     UCUBE, ic_build_barrier_ucube, ic_cost_barrier_tree, NULL},
+    {IC_COLL_BARRIER, "umesh", "U-mesh: fan-in/fan-out tree on the dimension-ordered chain (mesh)",
+     UMESH, ic_build_barrier_umesh, ic_cost_barrier_tree, NULL},
+    {IC_COLL_BARRIER, "utorus",
+     "U-torus: fan-in/fan-out tree on the chain rotated to rank 0 (torus)",
+     UTORUS, ic_build_barrier_utorus, ic_cost_barrier_tree, NULL},
     {IC_COLL_BARRIER, "dissemination", "dissemination, ceil(log2 p) rounds", 0,
      ic_build_barrier_dissemination, c_barrier, NULL},
     /* ---- scan ------------------------------------------------------------------------------- */
@@ -454,6 +524,10 @@ static const ic_algo_t catalog[] = {
 #undef HC
 #undef CANON
 #undef OWNC
+#undef UCUBE
+#undef UMESH
+#undef UTORUS
+#undef UANY
 
 const ic_algo_t *ic_catalog(size_t *n)
 {

@@ -20,6 +20,10 @@ double ic_cost_mst_bcast(int n, size_t bytes, const ic_model_t *m);
  * the tree; equals ceil(log2 n)*(alpha+bytes*(beta+gamma)) for n = 2^d. */
 double ic_cost_mst_reduce(int n, int root, size_t bytes, const ic_model_t *m);
 
+/* The same on the tree of split sp (NULL: geometric; IC_SPLIT_NEAR). */
+double ic_cost_mst_reduce_split(const ic_split_t *sp, int n, int root, size_t bytes,
+                                const ic_model_t *m);
+
 /* MST scatter with len[i] bytes for member i, starting at time 0 at the
  * root.  arrive (optional, n entries) receives the time member i holds its
  * block and has sent everything it forwards.  Returns the completion
@@ -54,6 +58,24 @@ double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m);
 double ic_cost_barrier(int n, const ic_model_t *m);
 /* Dissemination scan: the recurrence over rounds. */
 double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m);
+
+/* The U-mesh / U-torus / U-cube entries (cost_uchain.c, algo/coll_uchain.c):
+ * the MST costs on the chain, with the near-end split. */
+double ic_cost_bcast_uchain(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_umesh(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_utorus(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_ucube(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_scatter_umesh(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_scatter_utorus(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_scatter_ucube(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_gather_umesh(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_gather_utorus(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_gather_ucube(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_barrier_tree(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_bcast_u_sag(const ic_coll_args_t *a, int p, const ic_model_t *m);
+
+/* The Double Tree broadcast under the model's port count (cost_double_tree.c). */
+double ic_cost_bcast_double_tree(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
 /* The leaders' entries over hosts (cost_hosts.c, algo/hosts.c). */
 double ic_cost_bcast_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m);

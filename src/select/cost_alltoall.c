@@ -1,11 +1,14 @@
 /*
  * cost_alltoall.c — costs of the alltoall family (closed forms of the
- * headers of algo/bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c) under
- * the papers' model; local copies (delta) are not priced, as in cost.h.
- * Every rank of these plans sends and receives one message of the same
- * length per step, so the steps add up exactly.
+ * headers of algo/bruck_alltoall.c, aap_alltoall.c, dr_alltoall.c,
+ * quadrant_alltoall.c) under the papers' model; local copies (delta) are
+ * not priced, as in cost.h.  Every rank of these plans sends and receives
+ * one message of the same length per step (quadrant: every rank of a
+ * stage, and one token between stages), so the steps add up exactly.
  */
 #include "algo/builders_alltoall.h"
+
+#include <math.h>
 
 static size_t block_bytes(const ic_coll_args_t *a)
 {
@@ -63,4 +66,21 @@ double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
             t += m->alpha + (double)bytes * m->beta;
     }
     return t;
+}
+
+/* The stages run one after the other, a token (alpha) between two; with
+ * links priced (beta_net > 0: the mesh is the physical one) every message
+ * has its links to itself and moves at max(beta, beta_net) per byte. */
+double ic_cost_alltoall_quadrant(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t b = block_bytes(a);
+    bool own = a->mesh && ic_mesh_size(a->mesh) == p;
+    int side = own ? ic_quadrant_side(a->mesh) : ic_quadrant_side_of(p);
+    if (side == 0)
+        return HUGE_VAL;
+    if (b == 0)
+        return 0;
+    double beta = m->beta_net > m->beta ? m->beta_net : m->beta;
+    double step = m->alpha + (double)(p / 4) * (double)b * beta;
+    return 3.0 * (side - 1) * step + (side - 2) * m->alpha;
 }

@@ -29,14 +29,15 @@ static int children(const ic_split_t *sp, int n, int root, int node, ic_mst_edge
 }
 
 /* Time node's partial is complete. */
-static double reduce_ready(int n, int root, int node, size_t bytes, const ic_model_t *m)
+static double reduce_ready(const ic_split_t *sp, int n, int root, int node, size_t bytes,
+                           const ic_model_t *m)
 {
-    ic_mst_edge_t e[64]; /* geometric tree: at most 1 + ceil(log2 n) edges */
-    int k = children(NULL, n, root, node, e);
+    ic_mst_edge_t e[64]; /* halving tree: at most 1 + ceil(log2 n) edges */
+    int k = children(sp, n, root, node, e);
     double port = 0, compute = 0, red_end[64];
     double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;
     for (int j = 0, i = k - 1; i >= 0; i--, j++) { /* bottom-up, plan order */
-        double ready = reduce_ready(n, root, e[i].child, bytes, m);
+        double ready = reduce_ready(sp, n, root, e[i].child, bytes, m);
         double posted = j >= 2 ? red_end[j - 2] : 0; /* its buffer is free */
         double start = dmax(dmax(ready, port), posted);
         port = start + msg;
@@ -48,9 +49,15 @@ static double reduce_ready(int n, int root, int node, size_t bytes, const ic_mod
 
 double ic_cost_mst_reduce(int n, int root, size_t bytes, const ic_model_t *m)
 {
+    return ic_cost_mst_reduce_split(NULL, n, root, bytes, m);
+}
+
+double ic_cost_mst_reduce_split(const ic_split_t *sp, int n, int root, size_t bytes,
+                                const ic_model_t *m)
+{
     if (n <= 1 || bytes == 0)
         return 0;
-    return reduce_ready(n, root, root, bytes, m);
+    return reduce_ready(sp, n, root, root, bytes, m);
 }
 
 static double range_bytes(const size_t *len, int lo, int hi)

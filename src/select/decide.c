@@ -156,6 +156,12 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
            a->model.alpha, a->model.beta, a->model.gamma, a->model.delta);
     if (a->model.beta_net > 0)
         APPEND(", links %.3g s/B shared on the mesh", a->model.beta_net);
+    if (a->model.ports == IC_PORTS_ALL)
+        APPEND(", all-port nodes");
+    else if (a->model.ports > 1)
+        APPEND(", %d ports per node", a->model.ports);
+    else
+        APPEND(", one-port nodes");
     static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
         APPEND("\n  level %d (mesh dimension %d, %s): alpha %.3g s, beta %.3g s/B", i, i,

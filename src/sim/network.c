@@ -50,33 +50,21 @@ ic_status_t ic_net_parse(const char *spec, ic_net_t *net)
         *net = ic_net_full();
         return IC_OK;
     }
-    const char *colon = strchr(spec, ':');
-    size_t klen = colon ? (size_t)(colon - spec) : 0;
-    int dims[IC_NET_MAX_DIMS], nd = 0;
-    const char *s = colon ? colon + 1 : "";
-    while (*s) {
-        char *e;
-        long v = strtol(s, &e, 10);
-        if (e == s || v < 1 || v > (1L << 24) || nd == IC_NET_MAX_DIMS)
-            return ic_set_error(IC_ERR_ARG, "ic_net_parse: bad dimensions in \"%s\" (want "
-                                "AxBx.. with each side >= 1, at most %d)", spec,
-                                IC_NET_MAX_DIMS);
-        dims[nd++] = (int)v;
-        if ((*e && *e != 'x') || (*e == 'x' && !e[1]))
-            return ic_set_error(IC_ERR_ARG, "ic_net_parse: bad dimensions in \"%s\"", spec);
-        s = *e == 'x' ? e + 1 : e;
+    ic_phys_t ph;
+    ic_status_t st = (ic_status_t)ic_phys_parse("ic_net_parse", spec, &ph);
+    if (st != IC_OK)
+        return st;
+    switch (ph.kind) {
+    case IC_PHYS_MESH:
+        *net = ic_net_mesh(ph.ndims, ph.dims);
+        break;
+    case IC_PHYS_HYPERCUBE:
+        *net = ic_net_hypercube(ph.ndims);
+        break;
+    default:
+        *net = ic_net_torus(ph.ndims, ph.dims);
+        net->unidirectional = ph.kind == IC_PHYS_TORUS_UNI;
     }
-    if (klen == 4 && !strncmp(spec, "mesh", 4) && nd > 0)
-        *net = ic_net_mesh(nd, dims);
-    else if (klen == 5 && !strncmp(spec, "torus", 5) && nd > 0)
-        *net = ic_net_torus(nd, dims);
-    else if (klen == 9 && !strncmp(spec, "hypercube", 9) && nd == 1 &&
-             dims[0] <= IC_NET_MAX_DIMS)
-        *net = ic_net_hypercube(dims[0]);
-    else
-        return ic_set_error(IC_ERR_ARG, "ic_net_parse: unknown network \"%s\" (want full, "
-                            "mesh:AxB.., torus:AxB.. or hypercube:D with D <= %d)", spec,
-                            IC_NET_MAX_DIMS);
     return IC_OK;
 }
 
@@ -141,7 +129,8 @@ int ic_net_max_hops(const ic_net_t *net)
         return 0;
     int h = 0;
     for (int k = 0; k < net->ndims; k++)
-        h += net->kind == IC_NET_TORUS ? net->dims[k] / 2 : net->dims[k] - 1;
+        h += net->kind == IC_NET_TORUS && !net->unidirectional ? net->dims[k] / 2
+                                                                : net->dims[k] - 1;
     return h;
 }
 
@@ -166,10 +155,10 @@ int ic_net_route(const ic_net_t *net, int a, int b, uint32_t *links, int max)
         if (ca == cb)
             continue;
         int dir = cb > ca ? 0 : 1, steps = cb > ca ? cb - ca : ca - cb;
-        if (net->kind == IC_NET_TORUS && m > 2) {
+        if (net->kind == IC_NET_TORUS && (m > 2 || net->unidirectional)) {
             int fwd = ((cb - ca) % m + m) % m, back = m - fwd;
-            dir = fwd <= back ? 0 : 1;
-            steps = fwd <= back ? fwd : back;
+            dir = fwd <= back || net->unidirectional ? 0 : 1;
+            steps = dir == 0 ? fwd : back;
         }
         for (int s = 0; s < steps; s++) {
             if (h < max)
@@ -242,7 +231,26 @@ void ic_net_describe(const ic_net_t *net, char *buf, size_t len)
         for (int k = 0; k < net->ndims && o < sizeof shape; k++)
             o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%d", k ? "x" : " ",
                                   net->dims[k]);
-    snprintf(buf, len, "%s%s, %s, %s, %s", kinds[net->kind], shape, sw[net->switching],
+    snprintf(buf, len, "%s%s%s, %s, %s, %s", kinds[net->kind], shape,
+             net->kind == IC_NET_TORUS && net->unidirectional ? " unidirectional" : "",
+             sw[net->switching],
              net->all_port ? "all-port" : "one-port",
              net->contention ? "links shared" : "no contention");
+}
+
+void ic_net_phys(const ic_net_t *net, int n, const int *world, int *node_of, ic_phys_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!net || net->kind == IC_NET_FULL)
+        return;
+    out->kind = net->kind == IC_NET_MESH        ? IC_PHYS_MESH
+                : net->kind == IC_NET_HYPERCUBE ? IC_PHYS_HYPERCUBE
+                : net->unidirectional           ? IC_PHYS_TORUS_UNI
+                                                : IC_PHYS_TORUS;
+    out->ndims = net->ndims < IC_PHYS_MAX_DIMS ? net->ndims : IC_PHYS_MAX_DIMS;
+    for (int k = 0; k < out->ndims; k++)
+        out->dims[k] = net->dims[k];
+    for (int i = 0; i < n; i++)
+        node_of[i] = ic_net_node_of(net, world ? world[i] : i);
+    out->node_of = node_of;
 }

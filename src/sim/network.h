@@ -15,7 +15,7 @@
  * Routing is dimension-ordered (e-cube): a message moves along dimension 0
  * until its coordinate is right, then dimension 1, and so on ([Watts94],
  * assumption 4).  On a torus it takes the shorter way round, the positive
- * one on a tie.  Every node has 2d outgoing links, numbered
+ * one on a tie; on a unidirectional torus always the positive one.  Every node has 2d outgoing links, numbered
  *   link = node * 2d + 2k + dir      (dir 0: coordinate + 1, 1: - 1),
  * of which those off the edge of a mesh are never used.
  *
@@ -37,6 +37,7 @@
 #ifndef IC_SIM_NETWORK_H
 #define IC_SIM_NETWORK_H
 
+#include "algo/phys.h"
 #include "intercom.h"
 
 #include <stdbool.h>
@@ -67,6 +68,8 @@ typedef struct ic_net {
     bool all_port;    /* nodes send and receive any number of messages at once;
                          false: one send port and one receive port ([Watts94]) */
     bool contention;  /* messages on one directed link share its bandwidth */
+    bool unidirectional; /* torus: routes go up (coordinate + 1) only, the way
+                            round ([MTR94]'s unidirectional torus) */
     double beta_net;  /* seconds per byte of one link (0: the model's beta) */
     double hop;       /* seconds per link of a path (wormhole/circuit set-up) */
     bool setup_overlap; /* circuit, one-port: a node sets up its next circuit
@@ -86,9 +89,16 @@ ic_net_t ic_net_mesh(int ndims, const int *dims);
 ic_net_t ic_net_torus(int ndims, const int *dims);
 ic_net_t ic_net_hypercube(int d);
 
-/* Parses "full", "mesh:16x32", "torus:8x8x8" or "hypercube:7" into *net
- * (other fields at their defaults); IC_ERR_ARG naming the text otherwise. */
+/* Parses "full", "mesh:16x32", "torus:8x8x8", "utorus:6x6" (unidirectional)
+ * or "hypercube:7" into *net (other fields at their defaults); IC_ERR_ARG
+ * naming the text otherwise. */
 ic_status_t ic_net_parse(const char *spec, ic_net_t *net);
+
+/* Where n members sit on net, for the plan builders (ic_coll_args_t.phys):
+ * member i is world rank world[i] (NULL: i), on node node_of[i] (filled
+ * here, n entries, owned by the caller, which keeps it while *out is in
+ * use).  The full network has no placement: out->kind is IC_PHYS_NONE. */
+void ic_net_phys(const ic_net_t *net, int n, const int *world, int *node_of, ic_phys_t *out);
 
 /* Checks net for world_size ranks: dimensions >= 1, enough nodes, every
  * placed node in range.  IC_ERR_ARG naming the field otherwise.  Several

@@ -261,6 +261,8 @@ typedef struct setup {
     size_t *sc, *sd, *rc, *rd; /* alltoallv, p x p */
     ic_coll_args_t *args;
     rank_state_t *rs;
+    ic_phys_t phys; /* invented for an entry that needs one (below) */
+    int *node_of;
 } setup_t;
 
 static void fold_into(const tcase_t *c, uint8_t *acc, const uint8_t *x, size_t n, uint8_t *tmp)
@@ -574,6 +576,57 @@ static void release(setup_t *s)
     free(s->sd);
     free(s->rc);
     free(s->rd);
+    free(s->node_of);
+}
+
+/* A forced entry that needs a physical placement (U-mesh, U-torus,
+ * U-cube) and a case that gives none: the ranks on distinct nodes of a
+ * network of the entry's kind, in a seeded random order (so the chain
+ * order is not the rank order), about twice as many nodes as ranks. */
+static const ic_phys_t *invent_phys(setup_t *s, const tcase_t *c)
+{
+    const ic_algo_t *al = c->algo ? ic_catalog_find(c->coll, c->algo) : NULL;
+    if (c->phys || !al || !(al->flags & IC_ALGO_PHYS))
+        return c->phys;
+    int p = c->p;
+    ic_phys_t *ph = &s->phys;
+    if (al->flags & IC_ALGO_ON_MESH || al->flags & IC_ALGO_ON_TORUS) {
+        ph->kind = al->flags & IC_ALGO_ON_MESH ? IC_PHYS_MESH
+                   : c->seed % 2              ? IC_PHYS_TORUS
+                                              : IC_PHYS_TORUS_UNI;
+        ph->ndims = 2;
+        ph->dims[0] = 3;
+        ph->dims[1] = (2 * p + 2) / 3;
+    } else {
+        ph->kind = IC_PHYS_HYPERCUBE;
+        ph->ndims = ic_ceil_log2(p) + 1;
+        for (int k = 0; k < ph->ndims; k++)
+            ph->dims[k] = 2;
+    }
+    long nodes = ic_phys_nodes(ph);
+    int *perm = malloc(sizeof(int) * (size_t)nodes);
+    s->node_of = malloc(sizeof(int) * (size_t)p);
+    if (!perm || !s->node_of) {
+        free(perm);
+        return NULL;
+    }
+    uint32_t x = c->seed * 2654435761u + 12345u;
+    for (long i = 0; i < nodes; i++)
+        perm[i] = (int)i;
+    for (long i = nodes - 1; i > 0; i--) { /* Fisher-Yates, xorshift */
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        long j = (long)(x % (uint32_t)(i + 1));
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int r = 0; r < p; r++)
+        s->node_of[r] = perm[r];
+    free(perm);
+    ph->node_of = s->node_of;
+    return ph;
 }
 
 /* Builds the per-rank arguments of the case. */
@@ -587,7 +640,8 @@ static int setup(setup_t *s, const tcase_t *c, int only)
     int p = c->p;
     s->args = calloc((size_t)p, sizeof(ic_coll_args_t));
     s->rs = calloc((size_t)p, sizeof(rank_state_t));
-    if (!s->args || !s->rs)
+    const ic_phys_t *phys = invent_phys(s, c);
+    if (!s->args || !s->rs || (c->algo && !phys && s->phys.kind != IC_PHYS_NONE))
         return -1;
     if (coll_v(c->coll) && c->coll != IC_COLL_ALLTOALLV) {
         s->counts = malloc(sizeof(size_t) * (size_t)p);
@@ -659,6 +713,7 @@ static int setup(setup_t *s, const tcase_t *c, int only)
         a->model = c->model ? *c->model : ic_model_default();
         a->mesh = c->mesh;
         a->host_of = c->host_of;
+        a->phys = phys;
         a->nhosts = c->nhosts;
     }
     return alloc_buffers(s);
@@ -753,19 +808,41 @@ void describe(const tcase_t *c, char *out, size_t len)
              c->world ? " subcomm" : "", hosts);
 }
 
+/* True unless p = 4^j (j >= 1) and the case's mesh, if it has one of p
+ * ranks, is 2^j x 2^j (dimensions of 1 aside). */
+static bool off_square(const tcase_t *c)
+{
+    int s = 2, n = 0;
+    while (s * s < c->p)
+        s *= 2;
+    if (s * s != c->p)
+        return true;
+    if (!c->mesh || ic_mesh_size(c->mesh) != c->p)
+        return false;
+    for (int k = 0; k < c->mesh->d; k++)
+        if (c->mesh->dims[k] > 1 && (n++, c->mesh->dims[k] != s))
+            return true;
+    return n != 2;
+}
+
 void check_case(tally_t *t, const tcase_t *c)
 {
     char msg[512], d[256];
-    /* An entry for powers of two must refuse other p, by name. */
+    /* An entry for powers of two must refuse other p, by name, and one
+     * for 2^j x 2^j meshes other p and other meshes. */
     const ic_algo_t *al = c->algo ? ic_catalog_find(c->coll, c->algo) : NULL;
     bool refuses = al && (al->flags & IC_ALGO_POW2) && (c->p & (c->p - 1)) != 0;
+    bool off_sq = al && (al->flags & IC_ALGO_SQUARE_MESH) && off_square(c);
     int rc = run_case(c, msg, sizeof msg, NULL);
-    if (refuses && rc != 0 && strstr(msg, "power-of-two")) {
+    if ((refuses && rc != 0 && strstr(msg, "power-of-two")) ||
+        (off_sq && rc != 0 && strstr(msg, "2^j x 2^j"))) {
         t->passed++;
         return;
     }
     if (refuses && rc == 0)
         snprintf(msg, sizeof msg, "ran although p is not a power of two");
+    else if (off_sq && rc == 0)
+        snprintf(msg, sizeof msg, "ran although the mesh is not 2^j x 2^j");
     else if (rc == 0) {
         t->passed++;
         return;

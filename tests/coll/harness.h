@@ -56,6 +56,9 @@ typedef struct tcase {
      * a rank other than the root passes a counts array in which only its
      * own entry is right (the others are poisoned) and no displacements. */
     bool counts_at_root;
+    /* Where the ranks sit on a physical network (ic_coll_args_t.phys, the
+     * U-mesh / U-torus / U-cube entries); NULL: unknown. */
+    const ic_phys_t *phys;
 } tcase_t;
 
 /* Runs the case; returns 0 when every check passed, else 1 with a message

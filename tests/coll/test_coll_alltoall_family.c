@@ -1,10 +1,12 @@
 /* test_coll_alltoall_family.c — the alltoall family (bruck, aap, aap_dual,
- * dr) forced by name through the in-process engine against the serial
- * reference: many p (powers of two and not: AAP must refuse the others),
- * counts 0, 1, 3, 100 of int32 and one float case, in place, the v-forms
- * of AAP under every shape of counts and displacement layout, and dr on
- * the line, every 2-D and every 3-D factorisation of p (plus meshes with
- * dimensions of 1). */
+ * dr, quadrant) forced by name through the in-process engine against the
+ * serial reference: many p (powers of two and not: AAP must refuse the
+ * others), counts 0, 1, 3, 100 of int32 and one float case, in place, the
+ * v-forms of AAP under every shape of counts and displacement layout, dr
+ * on the line, every 2-D and every 3-D factorisation of p (plus meshes
+ * with dimensions of 1), and quadrant on 2x2, 4x4, 8x8 (also given as
+ * 1xSxS, SxSx1 and no mesh) with large and odd counts in and out of
+ * place, refusing every other p and every other mesh of p. */
 #include "harness.h"
 #include "select/catalog.h"
 
@@ -94,6 +96,57 @@ int main(void)
         for (int k = 0; k < 3; k++)
             run_basic(&t, "dr", p, &ones[k]);
         run_basic(&t, "dr", p, NULL); /* no mesh: the line */
+    }
+
+    /* quadrant on the squares 2^j x 2^j: the mesh given (also with
+     * dimensions of 1) or not (the square of p is chosen), more counts
+     * (odd, and large for the size of p), in place. */
+    for (int side = 2; side <= 8; side *= 2) {
+        int p = side * side;
+        ic_mesh_t sq[3] = {{2, {side, side}}, {3, {1, side, side}}, {3, {side, side, 1}}};
+        for (int k = 0; k < 3; k++)
+            run_basic(&t, "quadrant", p, &sq[k]);
+        run_basic(&t, "quadrant", p, NULL);
+        size_t more[] = {2, 5, 17, side == 2 ? 65539u : side == 4 ? 4099u : 1001u};
+        for (int k = 0; k < 4; k++)
+            for (int ip = 0; ip < 2; ip++) {
+                tcase_t c = {0};
+                c.coll = IC_COLL_ALLTOALL;
+                c.algo = "quadrant";
+                c.p = p;
+                c.mesh = ip ? &sq[0] : NULL;
+                c.dtype = k == 2 ? IC_UINT8 : IC_INT32;
+                c.count = more[k];
+                c.in_place = ip;
+                c.seed = seed++;
+                check_case(&t, &c);
+            }
+    }
+    /* quadrant refuses (by name, "2^j x 2^j") every p that is not 4^j and
+     * every other mesh of p = 4^j. */
+    for (int i = 0; i < NP; i++) {
+        int p = ps[i];
+        ic_mesh_t meshes[128];
+        int n = ic_mesh_factorizations(p, 3, meshes, 128);
+        for (int k = 0; k < n && k < 128; k++) {
+            tcase_t c = {0};
+            c.coll = IC_COLL_ALLTOALL;
+            c.algo = "quadrant";
+            c.p = p;
+            c.mesh = &meshes[k];
+            c.dtype = IC_INT32;
+            c.count = 3;
+            c.seed = seed++;
+            check_case(&t, &c);
+        }
+        tcase_t c = {0};
+        c.coll = IC_COLL_ALLTOALL;
+        c.algo = "quadrant";
+        c.p = p;
+        c.dtype = IC_INT32;
+        c.count = 1;
+        c.seed = seed++;
+        check_case(&t, &c);
     }
     return finish(&t, "test_coll_alltoall_family");
 }

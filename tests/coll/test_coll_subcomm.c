@@ -19,6 +19,15 @@ static int split_even_odd(int world_size, int me, int *members)
     return ic_split_members(world_size, colors, keys, me, members, &newrank);
 }
 
+/* p = 4^j with j >= 1. */
+static bool is_4j(int p)
+{
+    int s = 2;
+    while (s * s < p)
+        s *= 2;
+    return s * s == p;
+}
+
 int main(void)
 {
     harness_init();
@@ -32,8 +41,11 @@ int main(void)
             int W = worlds[wi], even[128], odd[128];
             int ne = split_even_odd(W, 0, even), no = split_even_odd(W, 1, odd);
             /* Entries for powers of two: the pair runs only where both
-             * halves are (the list below checks the refusal). */
+             * halves are (the list below checks the refusal); the same for
+             * the entry for 2^j x 2^j meshes (quadrant) and p = 4^j. */
             bool pair = !(cat[a].flags & IC_ALGO_POW2) || !((ne & (ne - 1)) || (no & (no - 1)));
+            if (cat[a].flags & IC_ALGO_SQUARE_MESH)
+                pair = pair && is_4j(ne) && is_4j(no);
             tcase_t c1 = {0}, c2;
             c1.coll = cat[a].coll;
             c1.algo = cat[a].name;

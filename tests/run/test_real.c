@@ -71,6 +71,17 @@ static tcase_t make(ic_coll_t coll, const char *algo, int p, size_t count, unsig
     return c;
 }
 
+/* Whether shape (NULL: none, the entry's own choice) suits an entry for
+ * 2^j x 2^j meshes (quadrant) on p ranks: p = 4^j, j >= 1, and the shape
+ * that square.  Elsewhere it refuses, which the engine tests check. */
+static bool square_ok(int p, const ic_mesh_t *shape)
+{
+    int s = 2;
+    while (s * s < p)
+        s *= 2;
+    return s * s == p && (!shape || (shape->d == 2 && shape->dims[0] == s && shape->dims[1] == s));
+}
+
 /* The world: intercom-run's, or the MPI job's. */
 static ic_status_t open_world(int *argc, char ***argv, ic_comm_t **world)
 {
@@ -130,6 +141,10 @@ int main(int argc, char **argv)
             continue; /* one run per collective with the selector */
         if (algo && (cat[a].flags & IC_ALGO_POW2) && (p & (p - 1)) != 0)
             continue; /* refusal checked in the engine tests */
+        if (algo && (cat[a].flags & IC_ALGO_SQUARE_MESH) && !square_ok(p, NULL))
+            continue;
+        if (algo && (cat[a].flags & IC_ALGO_PHYS))
+            continue; /* needs a placement: below */
         for (int ci = 0; ci < 4; ci++)
             for (int ip = 0; ip < (coll_in_place_ok(cat[a].coll) ? 2 : 1); ip++) {
                 tcase_t c = make(cat[a].coll, algo, p, counts[ci], seed++);
@@ -157,6 +172,8 @@ int main(int argc, char **argv)
             const char *algo = (cat[a].flags & IC_ALGO_MESH) && p <= 8 ? cat[a].name : NULL;
             if (!algo && (cat[a].flags & IC_ALGO_MESH))
                 continue;
+            if ((cat[a].flags & IC_ALGO_SQUARE_MESH) && !square_ok(p, sh))
+                continue; /* quadrant: the 2 x 2 mesh at p = 4 */
             for (int ci = 1; ci < 4; ci += 2) {
                 tcase_t c = make(cat[a].coll, algo, p, counts[ci], seed++);
                 c.mesh = sh;
@@ -165,17 +182,54 @@ int main(int argc, char **argv)
         }
         ic_comm_set_mesh(world, 0, NULL);
     }
-    /* A split: even and odd ranks, reversed keys. */
+    /* A placement on a physical network (ic_comm_set_network): every
+     * U-mesh / U-torus / U-cube entry that fits the network by name, and the
+     * selector, with the ranks scattered over about twice as many nodes. */
+    char specs[3][64];
+    int cube_d = 1, node_of[1024];
+    while ((1 << cube_d) < 2 * p)
+        cube_d++;
+    snprintf(specs[0], sizeof specs[0], "mesh:3x%d", (2 * p + 2) / 3);
+    snprintf(specs[1], sizeof specs[1], "utorus:3x%d", (2 * p + 2) / 3);
+    snprintf(specs[2], sizeof specs[2], "hypercube:%d", cube_d);
+    const unsigned fits[3] = {IC_ALGO_ON_MESH, IC_ALGO_ON_TORUS, IC_ALGO_ON_CUBE};
+    for (int s = 0; s < 3 && p <= 1024; s++) {
+        int nodes = s == 2 ? 1 << cube_d : 3 * ((2 * p + 2) / 3);
+        for (int r = 0; r < p; r++)
+            node_of[r] = (r * 7 + 3 * s + 1) % nodes; /* scattered; may share nodes */
+        if (ic_comm_set_network(world, specs[s], node_of) != IC_OK) {
+            printf("rank %d: ic_comm_set_network(%s): %s\n", me, specs[s], ic_last_error());
+            return 1;
+        }
+        for (size_t a = 0; a < ncat; a++) {
+            if (!(cat[a].flags & fits[s]))
+                continue;
+            for (int ci = 1; ci < 4; ci += 2) {
+                tcase_t c = make(cat[a].coll, p <= 8 ? cat[a].name : NULL, p, counts[ci], seed++);
+                one(&c, world);
+            }
+        }
+    }
+    for (int coll = 0; coll < IC_COLL_COUNT; coll++) /* back to the selector */
+        ic_comm_set_algorithm(world, (ic_coll_t)coll, NULL);
+    /* A split: even and odd ranks, reversed keys (it inherits the last
+     * placement: the hypercube). */
     if (ic_comm_split(world, me % 2, -me, &half) != IC_OK) {
         printf("rank %d: ic_comm_split: %s\n", me, ic_last_error());
         return 1;
     }
+    ic_comm_set_network(world, NULL, NULL);
     int hp;
     ic_comm_size(half, &hp);
     for (int coll = 0; coll < IC_COLL_COUNT; coll++) {
         tcase_t c = make((ic_coll_t)coll, NULL, hp, 33, 7000u + (unsigned)coll);
         one(&c, half);
     }
+    for (size_t a = 0; a < ncat; a++) /* the cube entries by name on the half */
+        if ((cat[a].flags & IC_ALGO_ON_CUBE) && hp <= 8) {
+            tcase_t c = make(cat[a].coll, cat[a].name, hp, 33, 7100u + (unsigned)a);
+            one(&c, half);
+        }
     /* Four nonblocking collectives in flight on two communicators. */
     {
         tcase_t cs[4] = {make(IC_COLL_ALLREDUCE, NULL, p, 1000, 1), make(IC_COLL_ALLGATHER, NULL, hp, 77, 2),

@@ -133,7 +133,13 @@ int main(int argc, char **argv)
             while (cat[a].coll != c.coll)
                 a = (a + 1) % ncat;
             bool pow2 = (cp & (cp - 1)) == 0;
-            if (!(cat[a].flags & IC_ALGO_POW2) || pow2)
+            int side = 2; /* quadrant: cp = 4^j (no mesh is set: it takes the square) */
+            while (side * side < cp)
+                side *= 2;
+            bool square = side * side == cp;
+            if ((!(cat[a].flags & IC_ALGO_POW2) || pow2) &&
+                (!(cat[a].flags & IC_ALGO_SQUARE_MESH) || square) &&
+                !(cat[a].flags & IC_ALGO_PHYS)) /* no placement is declared here */
                 c.algo = cat[a].name;
         }
         int form = (int)draw(6); /* 0-3 blocking, 4 nonblocking, 5 persistent */

@@ -414,6 +414,42 @@ static void test_mesh(ic_comm_t *w)
     OK(ic_comm_get_mesh(w, &nd, got, 4), nd == 1 && got[0] == 1);
 }
 
+/* ic_comm_set_network on a world of one rank: bad specs and nodes are
+ * refused by name and leave the placement as it was; the placement makes
+ * the U entries applicable, on the right kind of network only, and derived
+ * communicators inherit it. */
+static void test_network(ic_comm_t *w)
+{
+    int node3[1] = {3}, bad[1] = {4}, neg[1] = {-1};
+    ERR(IC_ERR_NOT_APPLICABLE, "ic_bcast", (ic_comm_set_algorithm(w, IC_COLL_BCAST, "umesh"),
+                                            ic_bcast(sb, 4, IC_INT32, 0, w)));
+    CHECK(has(ic_last_error(), "ic_comm_set_network"), "no placement: %s", ic_last_error());
+    ERR(IC_ERR_ARG, "ic_comm_set_network", ic_comm_set_network(w, "ring:4", NULL));
+    CHECK(has(ic_last_error(), "ring:4"), "spec message: %s", ic_last_error());
+    ERR(IC_ERR_ARG, "ic_comm_set_network", ic_comm_set_network(w, "mesh:0x3", NULL));
+    ERR(IC_ERR_ARG, "ic_comm_set_network", ic_comm_set_network(w, "mesh:2x2", bad));
+    CHECK(has(ic_last_error(), "node_of[0] = 4"), "node message: %s", ic_last_error());
+    ERR(IC_ERR_ARG, "ic_comm_set_network", ic_comm_set_network(w, "mesh:2x2", neg));
+    CHECK(ic_comm_set_network(NULL, "mesh:2x2", NULL) == IC_ERR_COMM, "NULL comm");
+    OK(ic_comm_set_network(w, "mesh:2x2", node3), 1);
+    RUN(0, 0, ic_bcast(sb, 4, IC_INT32, 0, w), 1);
+    ic_comm_t *d = NULL;
+    OK(ic_comm_split(w, 0, 0, &d), d != NULL); /* inherits the placement and the entry */
+    if (d) {
+        RUN(0, 0, ic_bcast(sb, 4, IC_INT32, 0, d), 1);
+        ic_comm_free(&d);
+    }
+    OK(ic_comm_set_network(w, "hypercube:2", NULL), 1);
+    OK(ic_comm_set_algorithm(w, IC_COLL_BCAST, "utorus"), 1);
+    ERR(IC_ERR_NOT_APPLICABLE, "ic_bcast", ic_bcast(sb, 4, IC_INT32, 0, w));
+    CHECK(has(ic_last_error(), "torus or mesh"), "kind message: %s", ic_last_error());
+    OK(ic_comm_set_algorithm(w, IC_COLL_BCAST, "ucube"), 1);
+    RUN(0, 0, ic_bcast(sb, 4, IC_INT32, 0, w), 1);
+    OK(ic_comm_set_network(w, NULL, NULL), 1); /* forgotten: the entry is refused again */
+    ERR(IC_ERR_NOT_APPLICABLE, "ic_bcast", ic_bcast(sb, 4, IC_INT32, 0, w));
+    OK(ic_comm_set_algorithm(w, IC_COLL_BCAST, NULL), 1);
+}
+
 /* ic_comm_set_model / ic_comm_get_model, beta_net (shared links) included. */
 static void test_model(ic_comm_t *w)
 {
@@ -522,6 +558,7 @@ static void test_comm_lifecycle(void)
     test_errors(w);
     test_algorithms(w);
     test_mesh(w);
+    test_network(w);
     test_model(w);
     test_overflow(w);
 

@@ -1,11 +1,13 @@
 /*
- * test_cost_alltoall.c — the alltoall family (bruck, aap, aap_dual, dr):
- * the engine's simulated time equals each entry's cost function, and the
- * cost function equals the closed form of its block's header, for even
- * blocks, p = 1..64 (powers of two for aap), and dr on the line and on
- * the meshes 5x7, 3x4x5, 4x4, 2x3x5, 2x2x3x5 and every factorisation of
- * a few p; alpha, beta set to distinct values, delta = 0 (copies are not
- * priced).  Also the start-ups per rank, the step order of AAP
+ * test_cost_alltoall.c — the alltoall family (bruck, aap, aap_dual, dr,
+ * quadrant): the engine's simulated time equals each entry's cost
+ * function, and the cost function equals the closed form of its block's
+ * header, for even blocks, p = 1..64 (powers of two for aap), dr on the
+ * line and on the meshes 5x7, 3x4x5, 4x4, 2x3x5, 2x2x3x5 and every
+ * factorisation of a few p, quadrant on 2x2, 4x4, 8x8, 16x16 and 1x4x4
+ * (and HUGE_VAL on every other shape of 4, 16 and 64); alpha, beta set to
+ * distinct values, delta = 0 (copies are not priced).  Also the start-ups
+ * per rank, the step order of AAP
  * ([BR90], figure 3 and section 3.3), and exact ties with pairwise
  * where the plans are pairwise exchange.
  */
@@ -95,6 +97,10 @@ static double closed_form(const ic_algo_t *al, int p, size_t count, const ic_mes
         return 0;
     if (al->name[0] == 'a') /* aap, aap_dual */
         return (P - 1) * (a + n * be);
+    if (al->name[0] == 'q') { /* S - 1 stages of 3 steps, a token between two */
+        double S = sqrt(P);
+        return 3 * (S - 1) * (a + P / 4 * n * be) + (S - 2) * a;
+    }
     if (al->name[0] == 'b') { /* n_k = #{0 <= r < p : bit k of r} */
         double t = 0;
         for (long h = 1; h < p; h *= 2) {
@@ -117,6 +123,8 @@ static double start_ups(const ic_algo_t *al, int p, const ic_mesh_t *mesh)
         return p - 1;
     if (al->name[0] == 'b')
         return ic_ceil_log2(p);
+    if (al->name[0] == 'q') /* 3 per level (log4 p levels), a token after all but the last */
+        return 4 * ic_ceil_log2(p) / 2 - 1;
     double s = 0;
     for (int k = 0; k < mesh->d; k++)
         s += mesh->dims[k] - 1;
@@ -224,6 +232,25 @@ int main(void)
             expect_eq(cost_of(aap, p, n, NULL) == c, 1, "aap ties with pairwise", p, n);
             expect_eq(cost_of(dr, p, n, NULL) == c, 1, "dr on a line ties with pairwise", p, n);
         }
+    /* Quadrant exchange on the squares 2^j x 2^j (and one with a dimension
+     * of 1); on every other shape of p = 4, 16, 64 it is priced HUGE_VAL, so
+     * the selector prices it on the square only. */
+    const ic_algo_t *qx = ic_catalog_find(IC_COLL_ALLTOALL, "quadrant");
+    expect_eq(qx != NULL, 1, "quadrant in the catalog", 0, 0);
+    const ic_mesh_t squares[] = {{2, {2, 2}}, {2, {4, 4}}, {2, {8, 8}}, {2, {16, 16}},
+                                 {3, {1, 4, 4}}};
+    for (size_t k = 0; qx && k < sizeof squares / sizeof squares[0]; k++)
+        check(qx, (int)ic_mesh_size(&squares[k]), &squares[k]);
+    for (int p = 4; qx && p <= 64; p *= 4) {
+        ic_mesh_t all[64];
+        int n = ic_mesh_factorizations(p, 3, all, 64);
+        for (int k = 0; k < n && k < 64; k++) {
+            bool square = all[k].d == 2 && all[k].dims[0] == all[k].dims[1];
+            double c = cost_of(qx, p, 5, &all[k]);
+            expect_eq(square ? isfinite(c) : c == HUGE_VAL, 1, "quadrant priced on squares only",
+                      p, (size_t)k);
+        }
+    }
     check_masks();
     printf("test_cost_alltoall: %ld passed, %ld failed\n", passed, failed);
     return failed != 0;

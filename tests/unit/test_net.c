@@ -174,6 +174,10 @@ static int want_steps(const ic_net_t *n, int k, int ca, int cb, int *dir)
     *dir = 0;
     if (ca == cb)
         return 0;
+    if (n->kind == IC_NET_TORUS && n->unidirectional) { /* always up, round */
+        *dir = 1;
+        return ((cb - ca) % m + m) % m;
+    }
     if (n->kind == IC_NET_TORUS && m > 2) {
         int fwd = ((cb - ca) % m + m) % m, back = m - fwd;
         *dir = fwd <= back ? 1 : -1;
@@ -196,7 +200,8 @@ static void test_routes(ic_net_t n)
     int maxh = ic_net_max_hops(&n);
     int want_maxh = 0;
     for (int k = 0; k < n.ndims; k++)
-        want_maxh += n.kind == IC_NET_TORUS ? n.dims[k] / 2 : n.dims[k] - 1;
+        want_maxh += n.kind == IC_NET_TORUS && !n.unidirectional ? n.dims[k] / 2
+                                                                 : n.dims[k] - 1;
     CHECK(maxh == want_maxh, "%s: max hops %d, want %d", shape, maxh, want_maxh);
     uint32_t *links = malloc(sizeof(uint32_t) * (size_t)(maxh + 1));
     int ca[IC_NET_MAX_DIMS], cb[IC_NET_MAX_DIMS], cf[IC_NET_MAX_DIMS], ct[IC_NET_MAX_DIMS];
@@ -386,6 +391,16 @@ int main(void)
     test_routes(ic_net_mesh(1, (const int[]){9}));
     test_routes(ic_net_torus(2, (const int[]){4, 5}));
     test_routes(ic_net_torus(3, (const int[]){2, 3, 6}));
+    ic_net_t uni;
+    CHECK(ic_net_parse("utorus:4x5", &uni) == IC_OK && uni.kind == IC_NET_TORUS &&
+              uni.unidirectional && uni.dims[1] == 5,
+          "utorus:4x5 parsed as a unidirectional torus");
+    test_routes(uni);
+    ic_net_parse("utorus:2x3x6", &uni);
+    test_routes(uni);
+    char desc[128];
+    ic_net_describe(&uni, desc, sizeof desc);
+    CHECK(strstr(desc, "unidirectional") != NULL, "described as \"%s\"", desc);
     test_routes(ic_net_hypercube(4));
     for (int d = 1; d <= 7; d++)
         test_hypercube_hamming(d);

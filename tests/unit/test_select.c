@@ -118,6 +118,9 @@ static void check_regret(void)
                     if (cat[k].coll != (ic_coll_t)c || ((cat[k].flags & IC_ALGO_POW2) &&
                                                         (p & (p - 1))))
                         continue;
+                    if ((cat[k].flags & IC_ALGO_SQUARE_MESH) &&
+                        lround(sqrt(p)) * lround(sqrt(p)) != p)
+                        continue; /* quadrant needs p = 4^j: 16 and 64 here */
                     double t = simulate((ic_coll_t)c, p, n, cat[k].name, NULL);
                     if (t >= 0 && (tb < 0 || t < tb)) {
                         tb = t;
