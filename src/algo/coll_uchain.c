@@ -21,9 +21,11 @@
  *                   collect", figure 21): ceil(log2 m)*alpha +
  *                   (m-1)/m*n*beta + (m-1)*(alpha + n/m*beta)
  *
- * The rooted collectives take the chain of their root; the barrier and
- * u_sag's ring the chain of communicator rank 0 (for U-torus and U-cube)
- * or the plain dimension-ordered chain (U-mesh).  Entries apply only when
+ * The rooted collectives (and u_sag's ring) take the chain of their root;
+ * the barrier the chains of communicator rank 0.  The dual operations
+ * (reduce, gather, the barrier's fan-in) send towards the root and take
+ * the dual chain (phys.h: the dimensions' significance reversed), which
+ * keeps their reversed tree free of contention too.  Entries apply only when
  * the call knows the placement (ic_coll_args_t.phys): umesh on meshes and
  * hypercubes, utorus on tori (either kind) and meshes, ucube on
  * hypercubes.
