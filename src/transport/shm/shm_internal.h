@@ -169,15 +169,21 @@ typedef struct shm_list {
     shm_req_t *head, *tail;
 } shm_list_t;
 
-/* An unexpected message: the bytes of a small one, or an RTS descriptor. */
+/* An unexpected message: the bytes of a small one, or an RTS descriptor.
+ * Records with room for SHM_UX_SMALL bytes are kept for reuse on a free
+ * list of at most SHM_UX_KEEP (shm_ux.c), so the common early arrival of
+ * a short message costs no malloc/free. */
 typedef struct shm_ux {
     struct shm_ux *next;
     ic_match_key_t key;
     uint64_t len;
     shm_rts_t rts;
     int is_rts;
+    uint32_t room; /* bytes data[] can hold */
     unsigned char data[];
 } shm_ux_t;
+#define SHM_UX_SMALL 64
+#define SHM_UX_KEEP 1024
 
 typedef struct shm_fin {
     uint64_t xfer;
@@ -192,6 +198,7 @@ typedef struct shm_uxcall {
     uint32_t sig, count;
     bool mixed;
 } shm_uxcall_t;
+#define SHM_UXCALL_KEEP 1024 /* free records kept for reuse (shm_notice.c) */
 #define SHM_UXCALL_BITS 8
 #define SHM_UXCALL_BUCKETS (1u << SHM_UXCALL_BITS)
 
@@ -243,6 +250,10 @@ typedef struct shm_transport {
      * finds its early messages of another signature in one look-up. */
     shm_uxcall_t *uxcalls[SHM_UXCALL_BUCKETS];
     bool uxcalls_lost; /* an entry could not be made: look at every message */
+    shm_ux_t *ux_free; /* records kept for reuse, SHM_UX_SMALL bytes of room each */
+    uint32_t nux_free;
+    shm_uxcall_t *uxcall_free; /* uxcall records kept for reuse */
+    uint32_t nuxcall_free;
     uint32_t tests_unfinished; /* tests that found their request unfinished (shm_test) */
     uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c) */
     bool oversubscribed; /* the host's ranks outnumber its cores (shm_wait.c) */
@@ -333,6 +344,10 @@ bool ic_shm_stray(shm_transport_t *t, int peer, const ic_match_key_t *key);
 void ic_shm_uxcall_add(shm_transport_t *t, const ic_match_key_t *key);
 void ic_shm_uxcall_remove(shm_transport_t *t, const ic_match_key_t *key);
 void ic_shm_uxcalls_free(shm_transport_t *t);
+/* shm_ux.c: unexpected-message records (a free list of small ones). */
+shm_ux_t *ic_shm_ux_new(shm_transport_t *t, size_t keep);
+void ic_shm_ux_release(shm_transport_t *t, shm_ux_t *u);
+void ic_shm_ux_free_all(shm_transport_t *t);
 /* The error of a receive that matched a message of another call (sig). */
 ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig);
 /* Cancels r (any state) with st (shm_transport.c). */

@@ -159,7 +159,7 @@ static void apply(shm_transport_t *t, const shm_notice_t *n)
             if (u->is_rts)
                 ic_shm_send_fin(t, i, u->rts.xfer, st);
             ic_shm_uxcall_remove(t, &u->key);
-            free(u);
+            ic_shm_ux_release(t, u);
             t->nux--;
         }
     }
@@ -225,7 +225,11 @@ void ic_shm_uxcall_add(shm_transport_t *t, const ic_match_key_t *key)
     shm_uxcall_t *c = uxcall_find(t, key->comm, key->seq);
     if (!c) {
         shm_uxcall_t **b = uxcall_bucket(t, key->comm, key->seq);
-        if (!(c = malloc(sizeof *c))) {
+        if (t->uxcall_free) {
+            c = t->uxcall_free;
+            t->uxcall_free = c->next;
+            t->nuxcall_free--;
+        } else if (!(c = malloc(sizeof *c))) {
             t->uxcalls_lost = true; /* ic_shm_note_call then looks at every message */
             return;
         }
@@ -244,7 +248,13 @@ void ic_shm_uxcall_remove(shm_transport_t *t, const ic_match_key_t *key)
             continue;
         if (--c->count == 0) {
             *pc = c->next;
-            free(c);
+            if (t->nuxcall_free < SHM_UXCALL_KEEP) {
+                c->next = t->uxcall_free;
+                t->uxcall_free = c;
+                t->nuxcall_free++;
+            } else {
+                free(c);
+            }
         }
         return;
     }
@@ -258,6 +268,12 @@ void ic_shm_uxcalls_free(shm_transport_t *t)
             t->uxcalls[i] = c->next;
             free(c);
         }
+    while (t->uxcall_free) {
+        shm_uxcall_t *c = t->uxcall_free;
+        t->uxcall_free = c->next;
+        free(c);
+    }
+    t->nuxcall_free = 0;
 }
 
 void ic_shm_note_call(shm_transport_t *t, const ic_match_key_t *key)

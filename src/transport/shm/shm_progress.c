@@ -257,7 +257,7 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
                     ic_shm_send_fin(t, s, rts.xfer, IC_ERR_MISMATCH);
             } else {
                 size_t keep = mh.type == SHM_MSG_EAGER ? (size_t)mh.len : 0;
-                shm_ux_t *u = malloc(sizeof(*u) + keep);
+                shm_ux_t *u = ic_shm_ux_new(t, keep);
                 if (!u) {
                     st = ic_set_error(IC_ERR_NO_MEM,
                                       "shm: out of memory buffering a message "

@@ -142,7 +142,7 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
                 memcpy(buf, u->data, bytes);
             ic_shm_complete(t, r, IC_OK);
         }
-        free(u);
+        ic_shm_ux_release(t, u);
         return IC_OK;
     }
     r->state = SHM_RQ_POSTED;
@@ -291,6 +291,7 @@ static void free_instance(shm_transport_t *t)
     }
     free(t->notices);
     ic_shm_uxcalls_free(t);
+    ic_shm_ux_free_all(t);
     ic_shm_seg_unmap(&t->seg);
     free(t);
 }
