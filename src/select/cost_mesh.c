@@ -234,8 +234,17 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
     double best_t = -1;
     /* On a machine of levels the hybrid also tries the rings in reverse
      * order, so that it can split inside the hosts (reduce-scatter there,
-     * the short phase across hosts, allgather there). */
-    int norders = v == IC_MV_HYBRID && m->nlevels > 0 ? 2 : 1;
+     * the short phase across hosts, allgather there).  With shared links
+     * priced (beta_net) it also tries [Watts94] section 5.2's dimension
+     * alternation (ic_sched_alternate): the split rings are then the
+     * closest ones of each dimension, taken round-robin over the
+     * dimensions, and the short rings the widest -- inside a split
+     * dimension that is MST-SC's interleaved "virtual dimension"
+     * (section 8): the short-vector tree runs over the spread-out nodes,
+     * the long-vector rings over neighbours. */
+    bool reverse = v == IC_MV_HYBRID && m->nlevels > 0;
+    bool alternate = v == IC_MV_HYBRID && m->beta_net > 0;
+    int norders = 1 + reverse + alternate;
     /* Factoring a dimension of prime size (or 1) changes nothing: only the
      * subsets of the composite dimensions are tried, in the same increasing
      * order (a skipped mask repeats a smaller one's schedule, which would
@@ -249,9 +258,11 @@ ic_sched_t ic_mesh_sched(const ic_coll_args_t *a, int p, ic_mesh_variant_t v,
     for (unsigned mask = 0;; mask = (mask - useful) & useful) {
         for (int o = 0; o < norders; o++) {
             ic_sched_t c = ic_sched_mesh(&mesh, mask);
-            if (o == 1)
+            if (o == 1 && reverse)
                 for (int t = 0; t < c.nrings; t++)
                     c.order[t] = c.nrings - 1 - t;
+            else if (o >= 1)
+                ic_sched_alternate(&c);
             int lo = v == IC_MV_HYBRID ? 0 : c.nrings;
             for (int j = lo; j <= c.nrings; j++) {
                 ic_sched_set_split(&c, j);

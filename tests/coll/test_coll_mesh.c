@@ -6,7 +6,9 @@
  * counts {0, 1, p+1} (1000 and 65539 on the 1-D and 2-D shapes of small p),
  * int32 and float,
  * in-place, and the v-count shapes and displacement layouts of the
- * v-forms.  IC_TEST_EXHAUSTIVE=1 adds every root and more counts;
+ * v-forms; the hybrids (p >= 8) once more with shared links priced
+ * (beta_net), where they may take the dimension alternation.
+ * IC_TEST_EXHAUSTIVE=1 adds every root and more counts;
  * IC_TEST_SAMPLED=1 (the sanitizer stage) keeps every root only up to p = 4. */
 #include "algo/mesh.h"
 #include "matrix.h"
@@ -22,10 +24,14 @@ int main(void)
     const char *ex = getenv("IC_TEST_EXHAUSTIVE");
     bool exhaustive = ex && ex[0] == '1';
     unsigned seed = 11;
+    ic_model_t links = ic_model_default();
+    links.beta_net = links.beta;
     for (size_t a = 0; a < ncat; a++) {
         if (!(cat[a].flags & IC_ALGO_MESH))
             continue;
         ic_coll_t coll = cat[a].coll;
+        bool hybrid = !strcmp(cat[a].name, "hybrid") || !strcmp(cat[a].name, "mst_sc") ||
+                      !strcmp(cat[a].name, "mst_dg");
         bool v = coll == IC_COLL_ALLGATHERV || coll == IC_COLL_REDUCE_SCATTER;
         for (size_t pi = 0; pi < sizeof mesh_ps / sizeof mesh_ps[0]; pi++) {
             int p = mesh_ps[pi];
@@ -63,6 +69,15 @@ int main(void)
                         if (matrix_bytes(coll, p, c.count, 4) > 64e6)
                             continue;
                         check_case(&t, &c);
+                        if (hybrid && p >= 8) {
+                            /* Shared links priced: the hybrids also try the
+                             * dimension alternation (cost_mesh.c), whose
+                             * pieces are not in rank order. */
+                            c.model = &links;
+                            c.seed = seed++;
+                            check_case(&t, &c);
+                            c.model = NULL;
+                        }
                         if (v && ci == 3) { /* every v-count shape once more */
                             for (int vs = 0; vs < 4; vs++) {
                                 c.vcounts = (vcounts_t)vs;
