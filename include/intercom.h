@@ -348,8 +348,8 @@ typedef struct ic_model_params {
     double beta_net;
     /* Messages a node can send and receive at once ([MTR94]'s port model):
      * 0 or 1 one-port (the default), k ports, or IC_PORTS_ALL (every link
-     * at once).  The all-port algorithms ("double_tree") are priced with
-     * it.  Callers compiled before this field existed get one-port. */
+     * at once).  The multi-port algorithms ("double_tree", "edst") are
+     * priced with it.  Callers compiled before this field existed get one-port. */
     int ports;
 } ic_model_params_t;
 #define IC_PORTS_ALL 0x7fffffff

@@ -6,7 +6,15 @@
 #   2. [vdG91] and [BR90]: scripts/reproduce_hypercube.sh;
 #   4./5. [MTR94]: U-mesh against the rank-order MST for random groups of a
 #      16 x 16 mesh, the Double Tree on all-port hypercubes:
-#      scripts/reproduce_mtr94.sh.
+#      scripts/reproduce_mtr94.sh; the edge-disjoint spanning trees (EDST)
+#      against the Double Tree and the binomial tree on the all-port
+#      6-cube: scripts/reproduce_edst.sh;
+#   6. [MTR94]: the EDN broadcast against U-mesh on all-port 2-D meshes
+#      (figure 24): scripts/reproduce_edn.sh;
+#   7. [Watts94]: DOPL with alternating dimension orders (k_alt = 1 vs 2 on
+#      a 16 x 32 mesh): scripts/reproduce_dopl.sh;
+#   8. [MTR94]: the quadrant exchange against direct and binary exchange on
+#      8 x 8 and 16 x 16 meshes: scripts/reproduce_quadrant.sh.
 # Figures go to docs/figures/, tables to bench/results/.  Installs cmake and
 # gnuplot-nox with apt-get when missing.  BUILD=dir picks the build directory.
 set -euo pipefail
@@ -84,4 +92,11 @@ if [ -f scripts/reproduce_hypercube.sh ]; then
 fi
 # ---- 4., 5. [MTR94]: U-mesh for random groups, Double Tree on all-port cubes -
 BUILD="$BUILD" bash scripts/reproduce_mtr94.sh
+BUILD="$BUILD" bash scripts/reproduce_edst.sh
+# ---- 6. [MTR94]: the EDN broadcast against U-mesh on all-port 2-D meshes -----
+BUILD="$BUILD" bash scripts/reproduce_edn.sh
+# ---- 7. [Watts94]: DOPL with alternating dimension orders (k_alt) ----------
+BUILD="$BUILD" bash scripts/reproduce_dopl.sh
+# ---- 8. [MTR94]: quadrant exchange against direct and binary exchange ------
+BUILD="$BUILD" bash scripts/reproduce_quadrant.sh
 echo "figures: docs/figures/reproduce-*.png"

@@ -18,24 +18,7 @@
 #        (default: $BUILD, as scripts/reproduce.sh sets it, else build);
 #        BR90_DIMS="3 5 6 7" picks the cube dimensions of [BR90].
 set -euo pipefail
-cd "$(dirname "$0")/.."
-BUILD=${1:-${BUILD:-build}}
-
-bash scripts/deps.sh gnuplot
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" -j2 --target intercom-sim >/dev/null
-SIM="$BUILD/intercom-sim"
-
-FIG=docs/figures
-RES=bench/results
-mkdir -p "$FIG" "$RES"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if gnuplot -e 'set terminal' 2>&1 | grep pngcairo >/dev/null; then
-  TERM_PNG='pngcairo font "sans,9"'
-else
-  TERM_PNG='png small'
-fi
+source "$(dirname "$0")/reproduce_setup.sh" "$@" -- intercom-sim
 
 # Runs intercom-sim, echoing the command (a long --sizes list shortened).
 run_sim() {
@@ -262,9 +245,9 @@ awk -F, -v out="$tmp/br90.dat" '
     p2+="'$tmp/br90.dat' index $i u 1:(\$4-1) w p pt 7 ps 0.8 lc rgb '$c' t 'n = $d sim', etap(x,$d)-1 w l lc rgb '$c' notitle, "
     i=$((i + 1))
   done
-  echo "set title 'AAP, no set-up overlap (lines: paper's eta)'"
+  echo "set title \"AAP, no set-up overlap (lines: paper's eta)\""
   echo "plot ${p1%, }"
-  echo "set title 'dual AAP with --setup-overlap (lines: paper's eta prime)'"
+  echo "set title \"dual AAP with --setup-overlap (lines: paper's eta prime)\""
   echo "plot ${p2%, }"
   echo "unset multiplot"
 } >"$tmp/br90.gp"

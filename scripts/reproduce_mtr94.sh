@@ -24,24 +24,8 @@
 #
 # Usage: scripts/reproduce_mtr94.sh [BUILD_DIR]   (default: $BUILD, else build)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-BUILD=${1:-${BUILD:-build}}
+source "$(dirname "$0")/reproduce_setup.sh" "$@" -- intercom-sim
 GROUPS_PER_SIZE=${UMESH_GROUPS:-10}
-
-bash scripts/deps.sh gnuplot
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" -j2 --target intercom-sim >/dev/null
-SIM="$BUILD/intercom-sim"
-FIG=docs/figures
-RES=bench/results
-mkdir -p "$FIG" "$RES"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if gnuplot -e 'set terminal' 2>&1 | grep pngcairo >/dev/null; then
-  TERM_PNG='pngcairo font "sans,9"'
-else
-  TERM_PNG='png small'
-fi
 
 csv=$RES/reproduce-001-umesh.csv
 echo "m,group,algo,time_us,max_link_load" >"$csv"

@@ -21,8 +21,9 @@ static const char usage_text[] =
     "                     --full P)\n"
     "         [--alpha US] [--beta US_PER_B] [--beta-net US_PER_B] [--gamma US_PER_B]\n"
     "         [--delta US_PER_B] [--hop US] [--switching wormhole|circuit|store-forward]\n"
-    "         [--all-port] [--no-contention] [--setup-overlap] [--place FILE] [--ranks P]\n"
-    "         [--logical AxB..] [--price-no-links] [--no-placement] [--reproducible]\n"
+    "         [--all-port | --ports K|all] [--no-contention] [--setup-overlap]\n"
+    "         [--place FILE] [--ranks P] [--logical AxB..] [--price-no-links]\n"
+    "         [--no-placement] [--reproducible] [--dateline]\n"
     "         --coll NAME [--algos a,b,c | auto | all] [--sizes LIST]\n"
     "         [--elem uint8|float|double|int32] [--root R]\n"
     "         [--csv FILE] [--plot FILE.png] [--title TEXT]\n"
@@ -33,12 +34,16 @@ static const char help_text[] =
     "\n"
     "  network    --mesh/--torus AxB..: nodes in row-major order, the last dimension\n"
     "             fastest; --utorus AxB..: a torus whose links go up only;\n"
+    "             --dateline (tori): two virtual channels per link, \"p\" for messages\n"
+    "             that will still wrap round, \"h\" for the others ([MTR94] fig. 18)\n"
     "             --hypercube D: 2^D nodes; --full P: P nodes, all joined\n"
     "  model      alpha 100 us, beta 0.01 us/B (a node's per-byte time), gamma 0.005,\n"
     "             delta 0 us/B by default; --beta-net: one link's per-byte time\n"
     "             (default beta); --hop: time per link of a path (default 0)\n"
     "  switching  wormhole (default), circuit or store-forward; nodes are one-port\n"
-    "             unless --all-port; links are shared unless --no-contention;\n"
+    "             unless --all-port (--ports all) or --ports K (k-port: a node sends at\n"
+    "             most K messages and receives at most K at once; --ports 1 is one-port);\n"
+    "             links are shared unless --no-contention;\n"
     "             --setup-overlap: circuits, one-port: a node sets up its next\n"
     "             circuit while its current message moves ([BR90] 3.3)\n"
     "  --place    node of each rank, whitespace separated (default rank r on node r)\n"
@@ -240,6 +245,8 @@ static void special_arg(opts_t *o, const char *a, const char *v)
         o->net.full_nodes = (int)arg_long(a, v, 1, 1L << 24);
     } else if (!strcmp(a, "--switching"))
         o->sw = (ic_switching_t)pick(a, v, sw, 3);
+    else if (!strcmp(a, "--ports"))
+        o->ports = !strcmp(v, "all") ? IC_PORTS_ALL : (int)arg_long(a, v, 1, 1L << 20);
     else if (!strcmp(a, "--elem"))
         o->dtype = dts[pick(a, v, elems, 4)];
     else if (!strcmp(a, "--coll"))
@@ -283,8 +290,10 @@ static const optdef_t optdefs[] = {
     {"--picture", O_STR, F(picture), 0, 0},    {"--picture-algo", O_STR, F(pic_algo), 0, 0},
     {"--mesh", O_SPECIAL, 0, 0, 0},    {"--torus", O_SPECIAL, 0, 0, 0},
     {"--utorus", O_SPECIAL, 0, 0, 0},  {"--no-placement", O_FLAG, F(no_placement), 0, 0},
+    {"--dateline", O_FLAG, F(dateline), 0, 0},
     {"--hypercube", O_SPECIAL, 0, 0, 0},   {"--full", O_SPECIAL, 0, 0, 0},
     {"--switching", O_SPECIAL, 0, 0, 0},   {"--place", O_SPECIAL, 0, 0, 0},
+    {"--ports", O_SPECIAL, 0, 0, 0},
     {"--logical", O_SPECIAL, 0, 0, 0},     {"--coll", O_SPECIAL, 0, 0, 0},
     {"--sizes", O_SPECIAL, 0, 0, 0},       {"--elem", O_SPECIAL, 0, 0, 0},
     {"--picture-size", O_SPECIAL, 0, 0, 0},
@@ -332,10 +341,19 @@ static void finish_setup(opts_t *o)
         die("no network: give --mesh, --torus, --hypercube or --full");
     if (o->coll == IC_COLL_COUNT)
         die("no collective: give --coll NAME");
+    if (o->all_port && o->ports && o->ports != IC_PORTS_ALL)
+        die("--all-port and --ports %d: give one of them", o->ports);
+    if (o->ports == IC_PORTS_ALL)
+        o->all_port = true;
     o->net.all_port = o->all_port;
-    if (o->all_port) /* the selector and the all-port entries price it */
-        o->m.ports = IC_PORTS_ALL;
+    o->net.ports = o->all_port ? 0 : o->ports;
+    /* The selector and the entries that send several messages at once
+     * price the same port count. */
+    o->m.ports = o->all_port ? IC_PORTS_ALL : o->ports > 1 ? o->ports : 0;
     o->net.setup_overlap = o->setup_overlap;
+    if (o->dateline && o->net.kind != IC_NET_TORUS)
+        die("--dateline: virtual channels are for tori (--torus, --utorus)");
+    o->net.dateline = o->dateline;
     o->net.contention = !o->no_contention;
     o->net.beta_net = o->beta_net;
     o->net.hop = o->hop;

@@ -16,11 +16,13 @@ typedef struct opts {
     bool have_net, all_port, no_contention, setup_overlap, price_no_links, check, quiet;
     bool exact;        /* --exact: CSV times with 17 significant digits */
     bool no_placement; /* --no-placement: args.phys stays NULL */
+    bool dateline;     /* --dateline: a torus's links are two virtual channels */
     bool reproducible; /* --reproducible: IC_REPRODUCIBLE's canonical-order entries only */
     double beta_net, hop;
     ic_switching_t sw;
     ic_model_t m;
     int ranks, nplace, root, pic_step;
+    int ports; /* --ports K (0: not given; IC_PORTS_ALL: --ports all) */
     int *place;
     ic_mesh_t logical; /* d == 0: none */
     ic_coll_t coll;    /* IC_COLL_COUNT: not given */

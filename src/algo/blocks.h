@@ -50,6 +50,17 @@ void ic_blk_double_tree_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_lo
 int ic_double_tree_parent(int d, unsigned x);
 int ic_double_tree_children(int d, unsigned x, unsigned *out, int *delayed);
 
+/* edst_bcast.c — the broadcast on d edge-disjoint spanning binomial trees
+ * (multi-port hypercubes): as ic_blk_mst_bcast for n = 2^d members, the
+ * count elements of esize bytes cut into d segments, segment j down tree j. */
+void ic_blk_edst_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf, size_t count,
+                       size_t esize);
+/* Tree j of the d trees, on addresses relative to the root: the parent of
+ * x (-1 for the root), and x's children in send order into out (at most
+ * d); returns their number. */
+int ic_edst_parent(int d, int j, unsigned x);
+int ic_edst_children(int d, int j, unsigned x, unsigned *out);
+
 /* mst_reduce.c — every member's input at in; the reduction in rank order
  * ends at acc on the root.  acc is where this rank accumulates (it must be
  * writable; buf NONE lets the block use scratch).  Works for

@@ -17,6 +17,7 @@ typedef ic_status_t (*ic_build_fn)(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_scatter_allgather(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_double_tree(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_edst(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_reduce.c */
 ic_status_t ic_build_reduce_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a);
@@ -69,6 +70,34 @@ ic_status_t ic_build_barrier_utorus(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_barrier_ucube(ic_plan_t *pl, const ic_coll_args_t *a);
 /* The chain u_sag and the cost functions use for a->phys's kind. */
 ic_chain_kind_t ic_uchain_kind(const ic_coll_args_t *a);
+
+/* edn_bcast.c: the EDN broadcast and its duals reduce and gather(v) on the
+ * whole 2-D mesh (all-port, XY routing; a->phys with ic_edn_fits). */
+ic_status_t ic_build_bcast_edn(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_edn(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_gather_edn(ic_plan_t *pl, const ic_coll_args_t *a); /* and gatherv */
+#define IC_EDN_MAX_SIDE 256   /* longest mesh side the entries take */
+#define IC_EDN_MAX_SENDS 128  /* a node's sends, at most */
+/* True when ph is a mesh of 1 or 2 dimensions (sides <= IC_EDN_MAX_SIDE)
+ * with exactly one of the n members on each node. */
+bool ic_edn_fits(const ic_phys_t *ph, int n);
+/* Its rows and columns ("mesh:C" is 1 x C). */
+void ic_edn_shape(const ic_phys_t *ph, int *rows, int *cols);
+/* The EDN tree of the rows x cols mesh (nodes row-major) from node source,
+ * seen from node: its parent (-1 for the source) and the step it receives
+ * in (0 for the source) into *parent, *step; its children in send order
+ * into kids and their steps (ascending, consecutive from *step + 1) into
+ * kid_steps; returns their number (-1: bad shape or no memory). */
+int ic_edn_node(int rows, int cols, int source, int node, int *parent, int *step, int *kids,
+                int *kid_steps);
+/* The whole tree at once (what ic_edn_node gives for every node): parent
+ * and step of each node, its children in send order at kids[off[x] ..
+ * off[x + 1]); off has rows*cols + 1 entries, kids and the other arrays
+ * rows*cols, work 2*rows*cols.  Returns rows*cols - 1 (-1 as above). */
+int ic_edn_tree(int rows, int cols, int source, int *parent, int *step, int *off, int *kids,
+                int *work);
+/* The broadcast's steps from source (0 for one node; -1 as above). */
+int ic_edn_steps(int rows, int cols, int source);
 
 /* Shared helpers (coll_common.c). */
 size_t ic_args_esize(const ic_coll_args_t *a);

@@ -93,10 +93,46 @@ void ic_blk_dopl_reduce(ic_plan_t *pl, const ic_mesh_t *mesh, int root, ic_loc_t
                         ic_loc_t acc, size_t count, size_t es, bool commutative,
                         const ic_model_t *md);
 
+/* dopl.c, k_alt >= 1 (bcast "dopl_alt"): the vector cut into kalt pieces
+ * (ic_pipe_seg_bytes(count, es, kalt, x)); piece x pipelined along the
+ * dimensions longer than 1 in the rotated order E[x], E[x+1], ... (mod D);
+ * step t runs the chains of dimension E[t mod D] and the direct tail ->
+ * head sends of piece t-D (< kalt-1); the last piece goes as plain DOPL.
+ * kalt = 1 is the plain DOPL schedule (dopl.c's header). */
+#define IC_DOPL_MAX_KALT 16
+typedef struct ic_dopl_alt {
+    int D;                   /* dimensions longer than 1 */
+    int E[IC_MESH_MAX_DIMS]; /* their indices in the mesh, in order */
+    int kalt;                /* pieces (>= 1) */
+    int steps;               /* kalt + D - 1 (0 when D = 0) */
+} ic_dopl_alt_t;
+void ic_dopl_alt_init(ic_dopl_alt_t *s, const ic_mesh_t *mesh, int kalt);
+/* What the node at coordinates c (root at rc) does at step t. */
+typedef struct ic_dopl_role {
+    int dim, m;  /* the step's dimension and its length */
+    int pos;     /* position in its chain (0: head, the root's coordinate) */
+    int piece;   /* piece its chain carries, -1: none */
+    int wrap;    /* piece its chain's tail sends to the head, -1: none */
+} ic_dopl_role_t;
+void ic_dopl_alt_role(const ic_dopl_alt_t *s, const ic_mesh_t *mesh, const int *c, const int *rc,
+                      int t, ic_dopl_role_t *r);
+/* The step at which the node at c receives piece x through a chain (its
+ * wrap step t-D when only a wrap brings it, -1 for the root). */
+int ic_dopl_alt_recv_step(const ic_dopl_alt_t *s, const int *c, const int *rc, int x);
+/* Piece x's bytes (returned) and byte offset (*off). */
+size_t ic_dopl_alt_piece(size_t count, size_t es, int kalt, int x, size_t *off);
+/* Segments of step t's wrap into the head at c: the cut its tail
+ * received the piece with. */
+int ic_dopl_alt_wrap_segs(const ic_dopl_alt_t *s, const ic_mesh_t *mesh, const int *c,
+                          const int *rc, int t, size_t pcount, size_t es, const ic_model_t *md);
+void ic_blk_dopl_alt_bcast(ic_plan_t *pl, const ic_mesh_t *mesh, int root, ic_loc_t buf,
+                           size_t count, size_t es, const ic_model_t *md, int kalt);
+
 /* ---- builders (algo/coll_pipeline.c) ------------------------------------ */
 
 ic_status_t ic_build_bcast_chain(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_dopl(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_dopl_alt(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_chain(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_dopl(ic_plan_t *pl, const ic_coll_args_t *a);
 
@@ -121,6 +157,24 @@ double ic_cost_chain_reduce_time(int m, int root, size_t count, size_t es, int k
 
 double ic_cost_bcast_chain(const ic_coll_args_t *a, int p, const ic_model_t *m);
 double ic_cost_bcast_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_bcast_dopl_alt(const ic_coll_args_t *a, int p, const ic_model_t *m);
+/* [Watts94] section 9, T_DOPL-BROADCAST with k_alt pieces (k_i from
+ * ic_pipe_segments for pieces of count/kalt elements, segments chosen
+ * under md, priced under m):
+ *   (kalt-1)(alpha + n/kalt*beta) + sum_{i<D} (ceil((kalt+D-1-i)/D)(m_i-1)
+ *        + k_i - 1)(alpha + n/(kalt*k_i)*beta)  */
+double ic_cost_dopl_alt_paper(const ic_mesh_t *mesh, size_t count, size_t es, int kalt,
+                              const ic_model_t *md, const ic_model_t *m);
+/* The k_alt in [2, IC_DOPL_MAX_KALT] minimising the paper's formula
+ * (section 15.2: convex in k_alt); equal on every rank. */
+int ic_dopl_alt_choose(const ic_mesh_t *mesh, size_t count, size_t es, const ic_model_t *md);
+/* The engine's exact time of ic_blk_dopl_alt_bcast (a max-plus pass over
+ * every node's ordered ports); the paper's formula when the pass would
+ * need more than IC_DOPL_EXACT_CAP node-segments. */
+#define IC_DOPL_EXACT_CAP (1L << 22)
+#define IC_DOPL_SELECT_CAP (1L << 16) /* ic_cost_bcast_dopl_alt's cap */
+double ic_cost_dopl_alt_time(const ic_mesh_t *mesh, int root, size_t count, size_t es, int kalt,
+                             const ic_model_t *md, const ic_model_t *m);
 double ic_cost_reduce_chain(const ic_coll_args_t *a, int p, const ic_model_t *m);
 double ic_cost_reduce_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m);
 

@@ -55,6 +55,17 @@ typedef struct ic_coll_args {
      * the simulator); NULL: unknown.  The U-mesh, U-torus and U-cube
      * entries (coll_uchain.c) apply only when it is known. */
     const ic_phys_t *phys;
+    /* Alltoallv by a forwarding entry (IC_ALGO_SIZES: bruck, dr): this
+     * rank's record of the size exchange, the counts of the blocks it
+     * receives in the order they arrive (builders_alltoall.h,
+     * ic_fwd_lens_t), filled by the engine between the size exchange and
+     * the data plan; NULL otherwise.  Not part of the cache key: such plans
+     * are not cached. */
+    const size_t *fwd_sizes;
+    size_t nfwd_sizes;
+    /* The in-process engine: the data plan replays the size exchange
+     * first (on scratch, then a fence), so its virtual time is the call's. */
+    bool fwd_replay;
 } ic_coll_args_t;
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * coll_bcast.c — broadcast: MST (short vectors), the Double Tree (all-port
- * hypercubes, double_tree_bcast.c) and scatter + allgather (long vectors,
+ * hypercubes, double_tree_bcast.c), the edge-disjoint spanning trees
+ * (multi-port hypercubes, edst_bcast.c) and scatter + allgather (long vectors,
  * [vdG-CCTP] "Broadcast (long vector)").
  *
  * scatter_allgather: the vector is cut into p nearly equal pieces (piece i
@@ -24,6 +25,13 @@ ic_status_t ic_build_bcast_double_tree(ic_plan_t *pl, const ic_coll_args_t *a)
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
     ic_blk_double_tree_bcast(pl, &v, a->root, ic_loc(IC_BUF_RECV, 0),
                              a->count * ic_args_esize(a));
+    return pl->error;
+}
+
+ic_status_t ic_build_bcast_edst(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_edst_bcast(pl, &v, a->root, ic_loc(IC_BUF_RECV, 0), a->count, ic_args_esize(a));
     return pl->error;
 }
 

@@ -6,6 +6,8 @@
  *
  *   bcast  chain  the chain root, root+1, ... (wrapping), k segments
  *   bcast  dopl   chains along mesh dimensions 0, 1, ..., k_i segments each
+ *   bcast  dopl_alt  the same with k_alt pieces in rotated dimension orders
+ *                 (k_alt in [2, 16] from the paper's formula, dopl.c)
  *   reduce chain  the rank-ordered chain into the root (any operation)
  *   reduce dopl   chains along dimensions d-1, ..., 0 (any operation)
  *
@@ -75,6 +77,16 @@ ic_status_t ic_build_bcast_dopl(ic_plan_t *pl, const ic_coll_args_t *a)
     ic_mesh_t mesh = ic_pipe_mesh(a, pl->size);
     ic_blk_dopl_bcast(pl, &mesh, a->root, ic_loc(IC_BUF_RECV, 0), a->count, ic_args_esize(a),
                       ic_pipe_model(a, NULL));
+    return pl->error;
+}
+
+ic_status_t ic_build_bcast_dopl_alt(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_mesh_t mesh = ic_pipe_mesh(a, pl->size);
+    size_t es = ic_args_esize(a);
+    const ic_model_t *md = ic_pipe_model(a, NULL);
+    ic_blk_dopl_alt_bcast(pl, &mesh, a->root, ic_loc(IC_BUF_RECV, 0), a->count, es, md,
+                          ic_dopl_alt_choose(&mesh, a->count, es, md));
     return pl->error;
 }
 

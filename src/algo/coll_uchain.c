@@ -6,7 +6,8 @@
  * U-torus, source-relative for U-cube), with the near-end split
  * (IC_SPLIT_NEAR: the sender hands the other half of its range to that
  * half's end nearest it).  Under dimension-ordered routing no two messages
- * of one step share a directed link, for ANY subset of the nodes, and the
+ * of one step share a directed link (on a torus: a virtual channel of the
+ * dateline pair, [MTR94] figure 18), for ANY subset of the nodes, and the
  * tree is ceil(log2 m) levels deep for m members.
  *
  *   bcast           the tree top-down                ceil(log2 m)*(alpha + n*beta)
@@ -24,8 +25,9 @@
  * The rooted collectives (and u_sag's ring) take the chain of their root;
  * the barrier the chains of communicator rank 0.  The dual operations
  * (reduce, gather, the barrier's fan-in) send towards the root and take
- * the dual chain (phys.h: the dimensions' significance reversed), which
- * keeps their reversed tree free of contention too.  Entries apply only when
+ * the dual chain (phys.h: the dimensions' significance reversed; for the
+ * R-chain, the source last), which keeps their reversed tree free of
+ * contention too.  Entries apply only when
  * the call knows the placement (ic_coll_args_t.phys): umesh on meshes and
  * hypercubes, utorus on tori (either kind) and meshes, ucube on
  * hypercubes.

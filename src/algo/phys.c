@@ -82,8 +82,6 @@ static int cmp_u64(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* Sort key of member r: its node (XORed with the source's for the cube
- * chain) in the high half, then 0 for the source and r + 1 for the rest. */
 /* Sort key of member r: its node's coordinates as digits, dimension 0
  * most significant (dual: least significant), each XORed with the
  * source's for the cube chain, in the high half; then 0 for the source and
@@ -100,7 +98,7 @@ static uint64_t chain_key(const ic_phys_t *ph, ic_chain_kind_t kind, bool dual, 
     }
     uint64_t key = 0;
     for (int j = 0; j < ph->ndims; j++) {
-        int k = dual ? ph->ndims - 1 - j : j;
+        int k = dual && kind != IC_CHAIN_TORUS ? ph->ndims - 1 - j : j;
         int digit = kind == IC_CHAIN_CUBE ? c[k] ^ sc[k] : c[k];
         key = key * (uint64_t)ph->dims[k] + (uint64_t)digit;
     }
@@ -120,9 +118,13 @@ int ic_phys_chain(const ic_phys_t *ph, ic_chain_kind_t kind, bool dual, int n, i
         if (tie == 0)
             s = i;
     }
-    if (kind != IC_CHAIN_TORUS || s == 0)
+    if (kind != IC_CHAIN_TORUS)
         return s;
-    /* The R-chain: rotate left by s, in place (three reversals). */
+    /* The R-chain: rotate left by s (dual: by s + 1, so the source comes
+     * last), in place (three reversals). */
+    s = dual ? (s + 1) % n : s;
+    if (s == 0)
+        return dual ? n - 1 : 0;
     for (int part = 0; part < 3; part++) {
         int lo = part == 0 ? 0 : part == 1 ? s : 0, hi = part == 0 ? s - 1 : n - 1;
         for (; lo < hi; lo++, hi--) {
@@ -131,7 +133,7 @@ int ic_phys_chain(const ic_phys_t *ph, ic_chain_kind_t kind, bool dual, int n, i
             chain[hi] = t;
         }
     }
-    return 0;
+    return dual ? n - 1 : 0;
 }
 
 unsigned long long ic_phys_hash(const ic_phys_t *ph, int n)

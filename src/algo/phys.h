@@ -70,14 +70,20 @@ long ic_phys_nodes(const ic_phys_t *ph);
 bool ic_phys_valid(const ic_phys_t *ph, int n);
 
 /* Writes the n members in chain order into chain (communicator ranks) and
- * returns the source's index in it (0 for the rotated chains).  work
- * holds n entries (the sort keys).  dual: the chain of the dual
- * operations (reduce, gather, a barrier's fan-in), whose messages run
- * from the leaves to the source: their dimension-ordered routes are the
- * reverses of routes that correct the LAST dimension first, so the chain
- * orders the dimensions the other way round (dimension 0 least
- * significant), which makes the reversed tree the contention-free tree of
- * that mirrored routing. */
+ * returns the source's index in it (0 for the rotated chains, n - 1 for
+ * their duals).  work holds n entries (the sort keys).  dual: the chain
+ * of the dual operations (reduce, gather, a barrier's fan-in), whose
+ * messages run from the leaves to the source.
+ *  - Mesh and cube chains: those messages' dimension-ordered routes are
+ *    the reverses of routes that correct the LAST dimension first, so the
+ *    chain orders the dimensions the other way round (dimension 0 least
+ *    significant), which makes the reversed tree the contention-free tree
+ *    of that mirrored routing.
+ *  - R-chain: the same order, rotated so the source comes LAST.  The
+ *    near-end split then has every holder at the high end of its part, so
+ *    every message of the reversed tree runs forward along the chain
+ *    (lower to higher), between disjoint chain intervals in one step:
+ *    the pattern that keeps the broadcast's forward messages apart. */
 int ic_phys_chain(const ic_phys_t *ph, ic_chain_kind_t kind, bool dual, int n, int source,
                   int *chain, unsigned long long *work);
 

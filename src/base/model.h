@@ -28,8 +28,9 @@ typedef struct ic_model {
     int nlevels;
     /* Messages a node can send (and receive) at once: 0 or 1 one-port (the
      * papers' default and shared memory's), k, or IC_PORTS_ALL for all-
-     * port nodes (the simulator's --all-port).  Priced by the entries
-     * whose plans send several messages at once (double_tree). */
+     * port nodes (the simulator's --all-port; --ports K for k).  Priced by
+     * the entries whose plans send several messages at once (double_tree,
+     * edst). */
     int ports; /* also keeps the struct free of padding: models compare with memcmp */
     double lvl_alpha[IC_MODEL_LEVELS], lvl_beta[IC_MODEL_LEVELS];
 } ic_model_t;

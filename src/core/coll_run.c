@@ -272,8 +272,55 @@ static ic_status_t wait_one(ic_request_t *r)
     return st;
 }
 
+/* The size exchange of an all-to-allv entry that forwards blocks
+ * (IC_ALGO_SIZES, catalog.h), run to completion now, under the sequence
+ * number the call's data plan takes next (its tags are in a phase of their
+ * own) and the call's signature.  *rec receives this rank's record
+ * (malloc'd, *nrec counts; the caller frees it). */
+static ic_status_t exchange_sizes(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a,
+                                  const ic_choice_t *c, size_t **rec, size_t *nrec)
+{
+    ic_plan_t pl;
+    *rec = NULL;
+    ic_status_t st = ic_plan_build_sizes(fn, a, comm->rank, comm->size, c, &pl);
+    if (st != IC_OK)
+        return st;
+    size_t bytes = pl.buf_bytes[IC_BUF_RECV];
+    *nrec = bytes / sizeof(size_t);
+    *rec = malloc(bytes ? bytes : 1);
+    ic_request_t *r = *rec ? ic_pool_get(&request_pool, NULL) : NULL;
+    if (!r) {
+        ic_plan_release(&pl);
+        free(*rec);
+        *rec = NULL;
+        return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    st = ic_exec_prepare(&r->x, &pl);
+    if (st != IC_OK) {
+        ic_pool_put(&request_pool, r);
+        free(*rec);
+        *rec = NULL;
+        return st;
+    }
+    r->comm = comm;
+    uint32_t sig = ic_call_sig(a, c, comm->size);
+    pthread_mutex_lock(&run_lock);
+    uint64_t seq = use_left > 0 ? use_seq : comm->seq; /* what take_seq gives next */
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, seq, sig, ic_sizes_send_counts(a),
+                  *rec);
+    activate(r);
+    st = wait_one(r);
+    ic_request_destroy(r);
+    pthread_mutex_unlock(&run_lock);
+    if (st != IC_OK) {
+        free(*rec);
+        *rec = NULL;
+    }
+    return st;
+}
+
 static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a,
-                                ic_request_t **out)
+                                ic_mode_t mode, ic_request_t **out)
 {
     ic_plan_t pl;
     const ic_algo_t *forced;
@@ -282,7 +329,22 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
         return st;
     ic_choice_t choice;
     ic_strategy_decide(comm, a, forced, &choice);
-    st = ic_plan_build_choice(fn, a, comm->rank, comm->size, &choice, &pl);
+    ic_coll_args_t b = *a;
+    size_t *rec = NULL;
+    if (choice.al->flags & IC_ALGO_SIZES) {
+        if (mode != IC_MODE_BLOCKING)
+            return ic_set_error(IC_ERR_NOT_APPLICABLE,
+                                "%s: %s/%s exchanges the counts before it can plan the call, "
+                                "so it runs blocking calls only (pairwise and aap run "
+                                "nonblocking and persistent ones)",
+                                fn, ic_coll_name(a->coll), choice.al->name);
+        st = exchange_sizes(fn, comm, a, &choice, &rec, &b.nfwd_sizes);
+        if (st != IC_OK)
+            return st;
+        b.fwd_sizes = rec;
+    }
+    st = ic_plan_build_choice(fn, &b, comm->rank, comm->size, &choice, &pl);
+    free(rec);
     if (st != IC_OK)
         return st;
     ic_request_t *r = ic_pool_get(&request_pool, NULL);
@@ -390,7 +452,7 @@ static ic_status_t run_check(const char *fn, ic_comm_t *comm, const ic_coll_args
         g.count = sizeof(ic_fingerprint_t);
         g.model = comm->model;
         comm->check_buf = malloc(sizeof(ic_fingerprint_t) * (size_t)comm->size);
-        st = comm->check_buf ? plan_request(fn, comm, &g, &comm->check_req)
+        st = comm->check_buf ? plan_request(fn, comm, &g, IC_MODE_BLOCKING, &comm->check_req)
                              : ic_set_error(IC_ERR_NO_MEM, "%s: IC_CHECK: out of memory", fn);
         if (st != IC_OK)
             return st;
@@ -480,16 +542,21 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     /* ic_comm_set_algorithm drops the cache, so a cached plan still
      * follows the communicator's choice of algorithm. */
     ic_request_t *r = NULL;
+    bool once = false; /* not cached: destroyed after its run */
     if (mode != IC_MODE_PERSISTENT) {
         pthread_mutex_lock(&run_lock);
         r = ic_plan_cache_take(comm, a, mode);
         pthread_mutex_unlock(&run_lock);
     }
     if (!r) {
-        st = plan_request(fn, comm, a, &r);
+        st = plan_request(fn, comm, a, mode, &r);
         if (st != IC_OK)
             return reject(comm, mode, st, 1);
-        if (mode == IC_MODE_BLOCKING) {
+        /* A plan built from a size exchange depends on the other ranks'
+         * counts, which the cache key does not hold: it runs once. */
+        const ic_algo_t *al = ic_catalog_find(a->coll, r->algo);
+        once = al && (al->flags & IC_ALGO_SIZES);
+        if (mode == IC_MODE_BLOCKING && !once) {
             pthread_mutex_lock(&run_lock);
             ic_plan_cache_put(comm, r);
             pthread_mutex_unlock(&run_lock);
@@ -514,6 +581,8 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         return IC_OK;
     }
     st = wait_one(r);
+    if (once)
+        ic_request_destroy(r);
     pthread_mutex_unlock(&run_lock);
     return blocking_status(fn, st);
 }

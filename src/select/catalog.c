@@ -80,6 +80,8 @@ bool ic_algo_applies(const ic_algo_t *al, const ic_coll_args_t *a, int p)
         return false;
     if (a->counts_at_root && !(al->flags & IC_ALGO_OWN_COUNT))
         return false;
+    if ((al->flags & IC_ALGO_WHOLE_MESH) && !ic_edn_fits(a->phys, p))
+        return false;
     if (al->flags & IC_ALGO_PHYS)
         return phys_fits(al->flags, a->phys);
     return true;
@@ -130,6 +132,11 @@ ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, con
                                 ? "a commutative operation"
                             : a->counts_at_root && !(al->flags & IC_ALGO_OWN_COUNT)
                                 ? "every rank's counts (they are at the root only)"
+                            : (al->flags & IC_ALGO_WHOLE_MESH) && !ic_edn_fits(a->phys, p) &&
+                                      !(a->reproducible && ic_coll_reduces(a->coll) &&
+                                        !(al->flags & IC_ALGO_CANONICAL))
+                                ? "the members' places on a whole 2-D mesh, one per node, sides "
+                                  "<= 256 (ic_comm_set_network)"
                             : (al->flags & IC_ALGO_PHYS) && !phys_fits(al->flags, a->phys) &&
                                       !(a->reproducible && ic_coll_reduces(a->coll) &&
                                         !(al->flags & IC_ALGO_CANONICAL))
@@ -156,6 +163,10 @@ ic_status_t ic_plan_build_choice(const char *fn, const ic_coll_args_t *a, int ra
     pl->op = reduces ? a->op : NULL;
     pl->exact_sides = reduces && a->reproducible;
     ic_status_t st = c->al->build(pl, &b);
+    if (st == IC_ERR_ARG) { /* the builder said why (alltoallv's counts disagree) */
+        ic_plan_release(pl);
+        return st;
+    }
     if (ic_plan_finish(pl) != IC_OK || st != IC_OK) {
         ic_plan_release(pl);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory while building the plan", fn);

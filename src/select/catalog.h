@@ -36,6 +36,21 @@
  * exchange, algo/quadrant_alltoall.c; its cost is HUGE_VAL on the other
  * shapes the selector tries, so it is priced on the square only). */
 #define IC_ALGO_SQUARE_MESH 0x400u
+/* All-to-allv by an algorithm that forwards blocks (bruck, dr): a size
+ * exchange (ic_plan_build_sizes) runs first, and the data plan is built
+ * from its record (ic_coll_args_t.fwd_sizes), so it depends on the other
+ * ranks' counts: it is never cached, and only blocking calls run it
+ * (nonblocking and persistent ones are refused, IC_ERR_NOT_APPLICABLE: the
+ * plan could not be made without waiting for the other ranks). */
+#define IC_ALGO_SIZES 0x800u
+/* With IC_ALGO_ON_MESH: the placement must be the whole 2-D mesh, one
+ * member per node (ic_edn_fits: the EDN entries, algo/edn_bcast.c). */
+#define IC_ALGO_WHOLE_MESH 0x1000u
+/* Priced on a hypercube's links (the all-port cube trees double_tree and
+ * edst): the selector skips it when the placement is known to be a mesh
+ * or torus, whose links its messages would share; forced, it runs
+ * anywhere. */
+#define IC_ALGO_CUBE_LINKS 0x2000u
 /* Tested by its family's own matrix and cost tests (test_coll_<family>,
  * test_cost_<family>) rather than the generic ones. */
 #define IC_ALGO_OWN_TESTS 0x8u
@@ -95,6 +110,18 @@ const ic_algo_t *ic_select(const ic_coll_args_t *a, int p, const ic_model_t *m);
  * IC_ERR_NOT_APPLICABLE when the entry cannot run the call. */
 ic_status_t ic_catalog_force(const char *fn, const ic_coll_args_t *a, int p, const char *algo,
                              const ic_algo_t **out);
+
+/* Builds rank's plan of the size exchange of choice c, an entry flagged
+ * IC_ALGO_SIZES (size_exchange.c): its send buffer is the call's send
+ * counts (receive counts in place, p size_t), its receive buffer the
+ * record, pl->buf_bytes[IC_BUF_RECV] bytes (ic_sizes_record_len counts).
+ * Its tags are in a phase of their own (IC_SIZES_PHASE), so it may run
+ * under the same sequence number as the data plan. */
+ic_status_t ic_plan_build_sizes(const char *fn, const ic_coll_args_t *a, int rank, int size,
+                                const ic_choice_t *c, ic_plan_t *pl);
+#define IC_SIZES_PHASE 0xF0u
+/* The send counts the size exchange sends (p entries). */
+const size_t *ic_sizes_send_counts(const ic_coll_args_t *a);
 
 /* Builds rank's plan of choice c (args already validated). */
 ic_status_t ic_plan_build_choice(const char *fn, const ic_coll_args_t *a, int rank, int size,

@@ -288,6 +288,8 @@ static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 #define UMESH (IC_ALGO_ON_MESH | IC_ALGO_ON_CUBE | OWN)
 #define UTORUS (IC_ALGO_ON_TORUS | IC_ALGO_ON_MESH | OWN)
 #define UANY (IC_ALGO_PHYS | OWN)
+/* The EDN entries (test_edn): the whole 2-D mesh, one member per node. */
+#define EDN (IC_ALGO_ON_MESH | IC_ALGO_WHOLE_MESH | OWN)
 static const ic_algo_t catalog[] = {
     /* ---- bcast: MST, scatter + collect; mesh: SC and MST-SC; pipelines ---------------------- */
     {IC_COLL_BCAST, "ucube",
@@ -300,11 +302,19 @@ static const ic_algo_t catalog[] = {
      UTORUS, ic_build_bcast_utorus, ic_cost_bcast_uchain, NULL},
     {IC_COLL_BCAST, "u_sag", "scatter down the U tree + ring along the chain (long vectors)",
      UANY, ic_build_bcast_u_sag, ic_cost_bcast_u_sag, NULL},
+    {IC_COLL_BCAST, "edn",
+     "EDN: extended dominating nodes, 4 contention-free sends a step (all-port whole 2-D mesh)",
+     EDN, ic_build_bcast_edn, ic_cost_bcast_edn, NULL},
     {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
      c_bcast_mst, NULL},
     {IC_COLL_BCAST, "double_tree",
-     "Double Tree: complement + two partial binomial trees (all-port hypercubes, p = 2^d)", POW2,
+     "Double Tree: complement + two partial binomial trees (all-port hypercubes, p = 2^d)",
+     POW2 | IC_ALGO_CUBE_LINKS,
      ic_build_bcast_double_tree, ic_cost_bcast_double_tree, NULL},
+    {IC_COLL_BCAST, "edst",
+     "d edge-disjoint spanning trees, one segment each (multi-port hypercubes, p = 2^d)",
+     POW2 | IC_ALGO_CUBE_LINKS,
+     ic_build_bcast_edst, ic_cost_bcast_edst, NULL},
     {IC_COLL_BCAST, "scatter_allgather", "MST scatter + ring allgather (long vectors)", 0,
      ic_build_bcast_scatter_allgather, c_bcast_sag, NULL},
     {IC_COLL_BCAST, "sc", "scatter + collect along the mesh's dimensional rings (long vectors)", M,
@@ -316,6 +326,9 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_BCAST, "dopl",
      "dimension-ordered pipeline along the mesh's chains (very long vectors)", OWN | M,
      ic_build_bcast_dopl, ic_cost_bcast_dopl, NULL},
+    {IC_COLL_BCAST, "dopl_alt",
+     "DOPL with k_alt pieces in rotated dimension orders (very long vectors)", OWN | M,
+     ic_build_bcast_dopl_alt, ic_cost_bcast_dopl_alt, NULL},
     {IC_COLL_BCAST, "hosts", "MST over the hosts' leaders, then MST inside each host",
      IC_ALGO_HOSTS, ic_build_bcast_hosts, ic_cost_bcast_hosts, ic_describe_hosts},
     /* ---- reduce: MST, reduce-scatter + gather; mesh: DG and MST-DG; pipelines --------------- */
@@ -327,6 +340,9 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_REDUCE, "utorus",
      "U-torus: contention-free tree on the chain rotated to the source (torus)",
      UTORUS | C, ic_build_reduce_utorus, ic_cost_reduce_utorus, NULL},
+    {IC_COLL_REDUCE, "edn",
+     "EDN tree of the transposed mesh, bottom-up (all-port whole 2-D mesh, commutative)",
+     EDN | C, ic_build_reduce_edn, ic_cost_reduce_edn, NULL},
     {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", CANON,
      ic_build_reduce_mst, c_reduce_mst, NULL},
     {IC_COLL_REDUCE, "rs_gather", "ring reduce-scatter + MST gather (long vectors)", C,
@@ -401,6 +417,9 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_GATHER, "utorus",
      "U-torus: contention-free tree on the chain rotated to the source (torus)",
      UTORUS, ic_build_gather_utorus, ic_cost_gather_utorus, NULL},
+    {IC_COLL_GATHER, "edn",
+     "EDN tree of the transposed mesh, bundles bottom-up (all-port whole 2-D mesh)", EDN,
+     ic_build_gather_edn, ic_cost_gather_edn, NULL},
     {IC_COLL_GATHER, "mst", "minimum spanning tree", 0, ic_build_gather_mst, c_gather_mst, NULL},
     {IC_COLL_GATHER, "direct", "each member sends its block to the root", OWNC,
      ic_build_gather_direct, c_direct_root, NULL},
@@ -413,6 +432,9 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_GATHERV, "utorus",
      "U-torus: contention-free tree on the chain rotated to the source (torus)",
      UTORUS, ic_build_gather_utorus, ic_cost_gather_utorus, NULL},
+    {IC_COLL_GATHERV, "edn",
+     "EDN tree of the transposed mesh, bundles bottom-up (all-port whole 2-D mesh)", EDN,
+     ic_build_gather_edn, ic_cost_gather_edn, NULL},
     {IC_COLL_GATHERV, "mst", "minimum spanning tree, geometric split", 0, ic_build_gatherv_mst,
      c_gather_mst, NULL},
     {IC_COLL_GATHERV, "mst_dist", "minimum spanning tree, data-distribution-aware split", 0,
@@ -491,13 +513,20 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_ALLTOALL, "quadrant",
      "quadrant exchange on a 2^j x 2^j mesh, 3(sqrt(p) - 1) contention-free steps",
      OWN | M | IC_ALGO_SQUARE_MESH, ic_build_alltoall_quadrant, ic_cost_alltoall_quadrant, NULL},
-    /* ---- alltoallv: direct exchange, AAP (Bruck and DR forward blocks: no v-form) ----------- */
+    /* ---- alltoallv: direct exchange, AAP; Bruck and DR after a size exchange ---------------- */
     {IC_COLL_ALLTOALLV, "pairwise", "direct pairwise exchange, p-1 steps", 0,
      ic_build_alltoall_pairwise, c_alltoall, NULL},
     {IC_COLL_ALLTOALLV, "aap", "AAP: direct exchange in hypercube subcube-reversal order (p = 2^d)",
      OWN | POW2, ic_build_alltoall_aap, ic_cost_alltoall_aap, NULL},
     {IC_COLL_ALLTOALLV, "aap_dual", "AAP with dual phases interleaved (p = 2^d)", OWN | POW2,
      ic_build_alltoall_aap_dual, ic_cost_alltoall_aap, NULL},
+    {IC_COLL_ALLTOALLV, "bruck",
+     "Bruck index algorithm after a Bruck exchange of the counts (short vectors, any p)",
+     IC_ALGO_SIZES, ic_build_alltoallv_bruck, ic_cost_alltoallv_bruck, NULL},
+    {IC_COLL_ALLTOALLV, "dr",
+     "dimensional rings on the logical mesh after a DR exchange of the counts",
+     OWN | M | IC_ALGO_SIZES,
+     ic_build_alltoallv_dr, ic_cost_alltoallv_dr, NULL},
     /* ---- barrier ---------------------------------------------------------------------------- */
     {IC_COLL_BARRIER, "ucube",
      "U-cube: fan-in/fan-out tree on the rank-0-relative chain (hypercube)",

@@ -77,6 +77,16 @@ double ic_cost_bcast_u_sag(const ic_coll_args_t *a, int p, const ic_model_t *m);
 /* The Double Tree broadcast under the model's port count (cost_double_tree.c). */
 double ic_cost_bcast_double_tree(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
+/* The EDN broadcast and reduce on the whole 2-D mesh under the model's
+ * port count (cost_edn.c, algo/edn_bcast.c). */
+double ic_cost_bcast_edn(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_reduce_edn(const ic_coll_args_t *a, int p, const ic_model_t *m);
+double ic_cost_gather_edn(const ic_coll_args_t *a, int p, const ic_model_t *m);
+
+/* The broadcast on d edge-disjoint spanning trees under the model's port
+ * count (cost_edst.c). */
+double ic_cost_bcast_edst(const ic_coll_args_t *a, int p, const ic_model_t *m);
+
 /* The leaders' entries over hosts (cost_hosts.c, algo/hosts.c). */
 double ic_cost_bcast_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m);
 double ic_cost_reduce_hosts(const ic_coll_args_t *a, int p, const ic_model_t *m);

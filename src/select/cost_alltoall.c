@@ -84,3 +84,48 @@ double ic_cost_alltoall_quadrant(const ic_coll_args_t *a, int p, const ic_model_
     double step = m->alpha + (double)(p / 4) * (double)b * beta;
     return 3.0 * (side - 1) * step + (side - 2) * m->alpha;
 }
+
+/* This rank's average send block in bytes (0 without counts: the part of
+ * the v-forms' cost every rank shares). */
+static double avg_block(const ic_coll_args_t *a, int p)
+{
+    const size_t *c = a->in_place || !a->scounts ? a->rcounts : a->scounts;
+    if (!c || p <= 0)
+        return 0;
+    double s = 0;
+    for (int i = 0; i < p; i++)
+        s += (double)c[i];
+    return s / p * (double)ic_datatype_size(a->dtype);
+}
+
+/* Size exchange: rounds of n_k counts; data: rounds of n_k average
+ * blocks, left out when they carry nothing. */
+double ic_cost_alltoallv_bruck(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    double b = avg_block(a, p), t = 0;
+    for (int dist = 1; dist < p; dist *= 2) {
+        long moved = 0;
+        for (int r = 1; r < p; r++)
+            moved += (r & dist) != 0;
+        t += m->alpha + (double)moved * (double)sizeof(size_t) * m->beta;
+        if (b > 0)
+            t += m->alpha + (double)moved * b * m->beta;
+    }
+    return t;
+}
+
+double ic_cost_alltoallv_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    double b = avg_block(a, p), t = 0;
+    ic_mesh_t line = ic_mesh_line(p);
+    const ic_mesh_t *mesh = a->mesh && ic_mesh_size(a->mesh) == p ? a->mesh : &line;
+    for (int k = 0; k < mesh->d; k++) {
+        double blocks = (double)(p / mesh->dims[k]);
+        for (int u = 1; u < mesh->dims[k]; u++) {
+            t += m->alpha + blocks * (double)sizeof(size_t) * m->beta;
+            if (b > 0)
+                t += m->alpha + blocks * b * m->beta;
+        }
+    }
+    return t;
+}

@@ -43,6 +43,12 @@ static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bo
     ic_mesh_t shapes[MAX_SHAPES];
     int n = shapes_of(a, p, forced, shapes);
     ic_coll_args_t b = *a;
+    /* All-to-allv: the counts are this rank's own, so the shapes are
+     * ranked on what every rank shares (the cost without counts) and all
+     * ranks take the same; the price is then this rank's on that shape. */
+    bool own_counts = a->coll == IC_COLL_ALLTOALLV;
+    if (own_counts)
+        b.scounts = b.rcounts = NULL;
     for (int i = 0; i < n; i++) {
         b.mesh = &shapes[i];
         double t = al->cost(&b, p, m);
@@ -50,6 +56,11 @@ static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bo
             c.cost = t;
             c.mesh = shapes[i];
         }
+    }
+    if (own_counts && n > 0) {
+        b = *a;
+        b.mesh = &c.mesh;
+        c.cost = al->cost(&b, p, m);
     }
     return c;
 }
@@ -72,6 +83,9 @@ int ic_decide(const ic_coll_args_t *a, int p, const ic_algo_t *forced, const ic_
             continue;
         if ((cat[i].flags & IC_ALGO_HOSTS) && !(a->host_of && a->nhosts > 1))
             continue; /* the leaders' entries: only across hosts */
+        if ((cat[i].flags & IC_ALGO_CUBE_LINKS) && a->phys && a->phys->node_of &&
+            a->phys->kind != IC_PHYS_HYPERCUBE)
+            continue; /* a cube tree's price is wrong on a mesh or torus */
         if ((a->coll == IC_COLL_ALLTOALLV || a->counts_at_root) && best->al) {
             continue; /* per-rank counts: every rank takes the first entry */
         }

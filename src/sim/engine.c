@@ -77,7 +77,9 @@ ic_status_t ic_sim_run_net(int world_size, const ic_model_t *m, const ic_net_t *
     e.max_hops = ic_net_max_hops(net);
     e.flows = net && net->contention && e.nlinks && net->switching != IC_SWITCH_CIRCUIT;
     e.circuits = net && net->contention && e.nlinks && net->switching == IC_SWITCH_CIRCUIT;
-    e.overlap = e.circuits && net->setup_overlap && !net->all_port;
+    e.all_port = net && net->all_port;
+    e.kports = net && !net->all_port && net->ports > 1 ? net->ports : 1;
+    e.overlap = e.circuits && net->setup_overlap && !net->all_port && e.kports == 1;
     e.ct = res->contention;
     if (e.ct) {
         size_t want = e.ct->picture_step;
@@ -94,8 +96,8 @@ ic_status_t ic_sim_run_net(int world_size, const ic_model_t *m, const ic_net_t *
         if (res->node_bytes)
             res->node_bytes[i] = 0;
     }
-    e.send_free = calloc((size_t)world_size + 1, sizeof(double));
-    e.recv_free = calloc((size_t)world_size + 1, sizeof(double));
+    e.send_free = calloc(((size_t)world_size + 1) * (size_t)e.kports, sizeof(double));
+    e.recv_free = calloc(((size_t)world_size + 1) * (size_t)e.kports, sizeof(double));
     e.compute_free = calloc((size_t)world_size + 1, sizeof(double));
     if (!e.send_free || !e.recv_free || !e.compute_free)
         st = ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");

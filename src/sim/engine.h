@@ -18,8 +18,8 @@
  * caller declared, and that every step ran (no deadlock).
  *
  * ic_sim_run_net runs the same plans on a physical network (network.h):
- * a mesh, torus or hypercube with routes, link sharing and switching, one-
- * or all-port nodes and a placement of ranks on nodes.  Messages are flows:
+ * a mesh, torus or hypercube with routes, link sharing and switching, one-,
+ * k- or all-port nodes and a placement of ranks on nodes.  Messages are flows:
  * when one starts or ends, the per-byte time of every message sharing a
  * link with it is recomputed (docs/simulator.md).  With the full network,
  * one-port nodes and no hop time it is ic_sim_run, to the last digit.

@@ -211,6 +211,7 @@ ic_status_t ic_sim_parallel(engine_t *e, size_t n, size_t chunk, ic_sim_par_fn *
 typedef struct build_ctx {
     ic_sim_job_t *jobs;
     const ic_choice_t *choice; /* per job */
+    ic_coll_args_t **vargs;    /* per job: args with the size exchange's records, or NULL */
     pthread_mutex_t mu;
     size_t fail_k;             /* lowest failed instance (SIZE_MAX: none) */
     ic_status_t fail_st;
@@ -224,9 +225,10 @@ static ic_status_t build_one(engine_t *e, build_ctx_t *c, size_t k)
     ic_status_t st = IC_OK;
     if (!jb->plans) {
         const char *fn = jb->caller ? jb->caller : "ic_sim_run";
-        st = ic_validate_args(fn, &jb->args[in->crank], in->crank, jb->size);
+        const ic_coll_args_t *args = c->vargs[in->job] ? c->vargs[in->job] : jb->args;
+        st = ic_validate_args(fn, &args[in->crank], in->crank, jb->size);
         if (st == IC_OK)
-            st = ic_plan_build_choice(fn, &jb->args[in->crank], in->crank, jb->size,
+            st = ic_plan_build_choice(fn, &args[in->crank], in->crank, jb->size,
                                       &c->choice[in->job], &in->plan);
     }
     if (st == IC_OK)
@@ -264,6 +266,81 @@ static void build_range(engine_t *e, void *arg, size_t k0, size_t k1, int worker
 }
 
 enum { BUILD_CHUNK = 16 };
+
+/* All-to-allv by an entry that forwards blocks (IC_ALGO_SIZES): every
+ * rank's size exchange (the plans ic_plan_build_sizes makes, which the real
+ * engine runs first) runs now in an engine of its own, and *vargs becomes
+ * a copy of the job's arguments with each rank's record (freed with
+ * free_vargs).  The data plans replay the size exchange first (on
+ * scratch, fwd_replay), so the job's virtual time is the whole call's. */
+static void free_vargs(ic_coll_args_t *v, int p)
+{
+    for (int i = 0; v && i < p; i++)
+        free((void *)v[i].fwd_sizes);
+    free(v);
+}
+
+static ic_status_t exchange_sizes(int world_size, const ic_model_t *m, ic_sim_job_t *jb,
+                                  const ic_choice_t *c, ic_coll_args_t **vargs)
+{
+    int p = jb->size;
+    const char *fn = jb->caller ? jb->caller : "ic_sim_run";
+    ic_coll_args_t *v = calloc((size_t)p, sizeof *v);
+    ic_plan_t *pl = calloc((size_t)p, sizeof *pl);
+    void **bufs = calloc((size_t)p * 2, sizeof(void *));
+    size_t *bytes = calloc((size_t)p * 2, sizeof(size_t));
+    ic_status_t st = v && pl && bufs && bytes ? IC_OK
+                                              : ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
+    int built = 0;
+    for (int i = 0; i < p && st == IC_OK; i++) {
+        v[i] = jb->args[i];
+        st = ic_validate_args(fn, &v[i], i, p);
+        if (st == IC_OK)
+            st = ic_plan_build_sizes(fn, &v[i], i, p, c, &pl[i]);
+        if (st != IC_OK)
+            break;
+        built++;
+        size_t rb = pl[i].buf_bytes[IC_BUF_RECV];
+        size_t *rec = malloc(rb ? rb : 1);
+        if (!rec) {
+            st = ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
+            break;
+        }
+        v[i].fwd_sizes = rec;
+        v[i].nfwd_sizes = rb / sizeof(size_t);
+        bufs[i] = (void *)ic_sizes_send_counts(&v[i]);
+        bufs[p + i] = rec;
+        bytes[i] = sizeof(size_t) * (size_t)p;
+        bytes[p + i] = rb;
+    }
+    if (st == IC_OK) {
+        ic_sim_job_t sub = {0};
+        sub.size = p;
+        sub.world = jb->world;
+        sub.args = v;
+        sub.caller = fn;
+        sub.sendbuf = bufs;
+        sub.recvbuf = bufs + p;
+        sub.sendbytes = bytes;
+        sub.recvbytes = bytes + p;
+        sub.plans = pl;
+        ic_sim_result_t res = {0};
+        st = ic_sim_run(world_size, m, &sub, 1, true, &res);
+        for (int i = 0; i < p; i++)
+            v[i].fwd_replay = true;
+    }
+    for (int i = 0; i < built; i++)
+        ic_plan_release(&pl[i]);
+    free(pl);
+    free(bufs);
+    free(bytes);
+    if (st != IC_OK) {
+        free_vargs(v, p);
+        v = NULL;
+    }
+    *vargs = v;
+    return st;
+}
 
 ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, int njobs)
 {
@@ -314,14 +391,23 @@ ic_status_t ic_sim_build_all(engine_t *e, int world_size, ic_sim_job_t *jobs, in
             }
         }
     }
+    ic_coll_args_t **vargs = calloc((size_t)njobs + 1, sizeof *vargs);
+    if (!vargs && st == IC_OK)
+        st = ic_set_error(IC_ERR_NO_MEM, "ic_sim_run: out of memory");
+    for (int j = 0; j < njobs && st == IC_OK; j++)
+        if (!jobs[j].plans && choice[j].al && (choice[j].al->flags & IC_ALGO_SIZES))
+            st = exchange_sizes(world_size, e->m, &jobs[j], &choice[j], &vargs[j]);
     if (st == IC_OK) {
-        build_ctx_t c = {.jobs = jobs, .choice = choice, .fail_k = SIZE_MAX};
+        build_ctx_t c = {.jobs = jobs, .choice = choice, .vargs = vargs, .fail_k = SIZE_MAX};
         pthread_mutex_init(&c.mu, NULL);
         st = ic_sim_parallel(e, e->ninst, BUILD_CHUNK, build_range, &c);
         pthread_mutex_destroy(&c.mu);
         if (st == IC_OK && c.fail_k != SIZE_MAX)
             st = ic_set_error(c.fail_st, "%s", c.fail_msg);
     }
+    for (int j = 0; vargs && j < njobs; j++)
+        free_vargs(vargs[j], jobs[j].size);
+    free(vargs);
     free(choice);
     for (k = 0; k < e->ninst && st == IC_OK; k++) {
         inst_t *in = &e->in[k];

@@ -84,6 +84,8 @@ typedef struct flow {
     uint32_t nmost;     /* flow: how many of its links carry that many */
     int hops;
     int next;           /* circuit: links of the path held so far */
+    size_t sport, rport; /* the send and receive ports it holds (send_free,
+                            recv_free indexes) */
     uint32_t *path, path_cap;
 } flow_t;
 
@@ -140,7 +142,13 @@ typedef struct engine {
     event_t *heap;
     size_t nheap, heap_cap, seq, done_steps;
     size_t events;        /* handled (IC_SIM_PROFILE) */
-    double *send_free, *recv_free, *compute_free; /* per world rank */
+    /* Ports: one-port nodes have one send and one receive port, k-port
+     * nodes k of each (world rank r's are r*kports .. r*kports + kports - 1
+     * of send_free and recv_free: when each is free again), all-port nodes
+     * any number (all_port; send_free and recv_free unused). */
+    bool all_port;
+    int kports;
+    double *send_free, *recv_free, *compute_free; /* per port, port, world rank */
     double *setup_free, *rsetup_free; /* setup_overlap: next set-up may start */
     bool overlap;         /* circuits with setup_overlap */
     /* Messages whose both sides are ready and that have not started:
@@ -208,9 +216,11 @@ void ic_sim_dirty(engine_t *e, int node, int *err);
  * (the message's loads already counted, its route in e->route) to their
  * end, when they complete both steps. */
 void ic_sim_load_up(engine_t *e, uint32_t link);
-int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes);
+int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes, size_t sport,
+                      size_t rport);
 int ic_sim_flow_end(engine_t *e, uint32_t id, double t);
-int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes);
+int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes, size_t sport,
+                         size_t rport);
 int ic_sim_circuit_event(engine_t *e, event_t ev);
 void ic_sim_links_free(engine_t *e);
 

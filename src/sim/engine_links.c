@@ -180,12 +180,15 @@ static int reprice_path(engine_t *e, const uint32_t *path, int h, uint32_t skip,
     return err;
 }
 
-int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes)
+int ic_sim_flow_start(engine_t *e, size_t sg, double t, int h, double bytes, size_t sport,
+                      size_t rport)
 {
     uint32_t id = slot_new(e, sg, h, bytes);
     if (id == UINT32_MAX)
         return -1;
     flow_t *f = &e->fl[id];
+    f->sport = sport;
+    f->rport = rport;
     f->lat_end = t + (e->m->alpha + h * e->net->hop);
     f->t_last = f->lat_end;
     int err = 0;
@@ -205,9 +208,8 @@ int ic_sim_flow_end(engine_t *e, uint32_t id, double t)
     for (int k = 0; k < f->hops; k++)
         u32vec_remove(&e->link_flows[f->path[k]], id);
     /* Its ports were held open-ended: free now. */
-    size_t sg = f->sg;
-    e->send_free[e->in[e->g[sg].inst].node] = t;
-    e->recv_free[e->in[e->g[e->match[sg]].inst].node] = t;
+    e->send_free[f->sport] = t;
+    e->recv_free[f->rport] = t;
     int err = slot_end(e, id, t); /* loads down first */
     return err | reprice_path(e, f->path, f->hops, UINT32_MAX, t);
 }
@@ -228,11 +230,14 @@ static int circuit_request(engine_t *e, uint32_t id, double t)
     return ic_sim_push(e, t + e->net->hop, EV_CIRC_REQ, id, 0);
 }
 
-int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes)
+int ic_sim_circuit_start(engine_t *e, size_t sg, double t, int h, double bytes, size_t sport,
+                         size_t rport)
 {
     uint32_t id = slot_new(e, sg, h, bytes);
     if (id == UINT32_MAX)
         return -1;
+    e->fl[id].sport = sport;
+    e->fl[id].rport = rport;
     return circuit_request(e, id, t);
 }
 
@@ -252,8 +257,8 @@ static int circuit_go(engine_t *e, uint32_t id, double t)
         err |= ic_sim_push(e, go, EV_WAKE, (size_t)rn, 0);
     }
     double end = go + f->left * e->m->beta;
-    e->send_free[sn] = end;
-    e->recv_free[rn] = end;
+    e->send_free[f->sport] = end;
+    e->recv_free[f->rport] = end;
     return err | ic_sim_push(e, end, EV_CIRC_END, id, 0);
 }
 

@@ -12,9 +12,11 @@
  * Starting: a message can start when its SEND and RECV are both ready and
  * (one-port) the sender's send port and the receiver's receive port are
  * free (with circuit set-up overlap: both nodes' current messages have
- * started moving).  Among messages that could start at one moment, the
- * earlier-ready SEND, then the lower sender, then the earlier step (of the
- * same instance) goes first.  Only messages of "dirty" nodes (a port
+ * started moving); k-port: one of the sender's k send ports and one of the
+ * receiver's k receive ports are free (the first free one is taken).
+ * Among messages that could start at one moment, the earlier-ready SEND,
+ * then the lower sender, then the earlier step (of the same instance) goes
+ * first.  Only messages of "dirty" nodes (a port
  * freed, a new message) are looked at, so a moment costs what changed, not
  * the number of waiting messages.
  *
@@ -103,7 +105,7 @@ void ic_sim_dirty(engine_t *e, int node, int *err)
 /* Both sides of the message of SEND sg are ready: it may start. */
 static int add_candidate(engine_t *e, size_t sg)
 {
-    if (e->net && e->net->all_port)
+    if (e->all_port)
         return idvec_push(&e->fresh, sg);
     int sn = e->in[e->g[sg].inst].node, rn = e->in[e->g[e->match[sg]].inst].node;
     int err = idvec_push(&e->sendq[sn], sg);
@@ -165,7 +167,7 @@ int ic_sim_complete(engine_t *e, size_t gid, double t)
     if (g->kind == IC_STEP_SEND || g->kind == IC_STEP_RECV) {
         /* A fixed-time message ends: its ports are free now, and its links
          * (flows and circuits release theirs when they end). */
-        if (!(e->net && e->net->all_port))
+        if (!(e->all_port))
             ic_sim_dirty(e, in->node, &err);
         if (g->kind == IC_STEP_SEND && !e->flows && !e->circuits && e->nlinks) {
             int h = route_of(e, gid);
@@ -226,13 +228,25 @@ static int report_start(engine_t *e, double t, int h)
 
 /* ---- starting messages ---------------------------------------------------- */
 
-/* One-port: may a message from sn to rn start at t?  With set-up overlap
- * it may once both nodes' current messages have started moving. */
+/* A port of node's (in free: send_free or recv_free) free at t, the first
+ * one; -1 when all kports are busy. */
+static long free_port(const engine_t *e, const double *free, int node, double t)
+{
+    size_t first = (size_t)node * (size_t)e->kports;
+    for (size_t i = first; i < first + (size_t)e->kports; i++)
+        if (free[i] <= t)
+            return (long)i;
+    return -1;
+}
+
+/* One- or k-port: may a message from sn to rn start at t?  With set-up
+ * overlap (one-port) it may once both nodes' current messages have
+ * started moving. */
 static bool ports_free(const engine_t *e, int sn, int rn, double t)
 {
     if (e->overlap)
         return e->setup_free[sn] <= t && e->rsetup_free[rn] <= t;
-    return e->send_free[sn] <= t && e->recv_free[rn] <= t;
+    return free_port(e, e->send_free, sn, t) >= 0 && free_port(e, e->recv_free, rn, t) >= 0;
 }
 
 /* Starts the message of SEND sg at t if it can; 1 if it did, 0 if not, -1
@@ -242,9 +256,16 @@ static int try_start(engine_t *e, size_t sg, double t)
     size_t rg = e->match[sg];
     inst_t *si = &e->in[e->g[sg].inst], *ri = &e->in[e->g[rg].inst];
     size_t nbytes = ic_sim_bytes(&e->g[sg]);
-    bool one_port = !(e->net && e->net->all_port);
+    bool one_port = !(e->all_port);
     if (one_port && !ports_free(e, si->node, ri->node, t))
         return 0;
+    /* The ports it takes (all-port: none; with set-up overlap the node's one). */
+    long sp = one_port ? free_port(e, e->send_free, si->node, t) : si->node;
+    long rp = one_port ? free_port(e, e->recv_free, ri->node, t) : ri->node;
+    if (e->overlap) {
+        sp = si->node;
+        rp = ri->node;
+    }
     int h = route_of(e, sg);
     e->g[sg].started = 1;
     for (int k = 0; k < h; k++)
@@ -269,16 +290,16 @@ static int try_start(engine_t *e, size_t sg, double t)
         /* Ports held until the flow ends or the circuit is set up. */
         double *sf = e->overlap ? e->setup_free : e->send_free;
         double *rf = e->overlap ? e->rsetup_free : e->recv_free;
-        sf[si->node] = HUGE_VAL;
-        rf[ri->node] = HUGE_VAL;
-        int err = e->flows ? ic_sim_flow_start(e, sg, t, h, bytes)
-                           : ic_sim_circuit_start(e, sg, t, h, bytes);
+        sf[sp] = HUGE_VAL;
+        rf[rp] = HUGE_VAL;
+        int err = e->flows ? ic_sim_flow_start(e, sg, t, h, bytes, (size_t)sp, (size_t)rp)
+                           : ic_sim_circuit_start(e, sg, t, h, bytes, (size_t)sp, (size_t)rp);
         return err ? -1 : 1;
     }
     double hop = e->net ? e->net->hop : 0;
     double end = t + (e->m->alpha + h * hop) + bytes * e->m->beta;
-    e->send_free[si->node] = end;
-    e->recv_free[ri->node] = end;
+    e->send_free[sp] = end;
+    e->recv_free[rp] = end;
     if (ic_sim_push(e, end, EV_STEP, sg, 0) || ic_sim_push(e, end, EV_STEP, rg, 0))
         return -1;
     return 1;
@@ -324,7 +345,7 @@ static int gather_queue(engine_t *e, idvec_t *q, double t)
 static int start_messages(engine_t *e, double t)
 {
     int err = 0;
-    bool one_port = !(e->net && e->net->all_port);
+    bool one_port = !(e->all_port);
     e->collect.n = 0;
     if (one_port) {
         for (size_t i = 0; i < e->dirty.n; i++) {

@@ -82,7 +82,8 @@ long ic_net_links(const ic_net_t *net, int world_size)
 {
     if (!net || net->kind == IC_NET_FULL)
         return 0;
-    return ic_net_nodes(net, world_size) * 2 * net->ndims;
+    int vcs = net->kind == IC_NET_TORUS && net->dateline ? 2 : 1;
+    return ic_net_nodes(net, world_size) * 2 * vcs * net->ndims;
 }
 
 ic_status_t ic_net_check(const ic_net_t *net, int world_size)
@@ -95,6 +96,9 @@ ic_status_t ic_net_check(const ic_net_t *net, int world_size)
     if ((unsigned)net->switching > IC_SWITCH_STORE_FORWARD)
         return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->switching %d is not a switching "
                             "mode", (int)net->switching);
+    if (net->ports < 0)
+        return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->ports = %d (want 0 or 1: "
+                            "one-port, k > 1: k-port)", net->ports);
     if (!(net->beta_net >= 0) || !(net->hop >= 0))
         return ic_set_error(IC_ERR_ARG, "ic_sim_run_net: net->%s must be >= 0",
                             net->beta_net >= 0 ? "hop" : "beta_net");
@@ -147,6 +151,7 @@ int ic_net_route(const ic_net_t *net, int a, int b, uint32_t *links, int max)
     if (!net || net->kind == IC_NET_FULL || a == b)
         return 0;
     int d = net->ndims, h = 0;
+    bool vcs = net->kind == IC_NET_TORUS && net->dateline;
     long cur = a;
     for (int k = 0; k < d; k++) {
         long st = stride_of(net, k);
@@ -160,12 +165,17 @@ int ic_net_route(const ic_net_t *net, int a, int b, uint32_t *links, int max)
             dir = fwd <= back || net->unidirectional ? 0 : 1;
             steps = dir == 0 ? fwd : back;
         }
+        /* Dateline channels: "p" (1) until the wrap-around link is taken. */
+        int vc = vcs && (dir == 0 ? ca + steps >= m : ca - steps < 0);
         for (int s = 0; s < steps; s++) {
-            if (h < max)
-                links[h] = (uint32_t)(cur * 2 * d + 2 * k + dir);
-            h++;
             int c = (int)((cur / st) % m);
+            if (h < max)
+                links[h] = vcs ? (uint32_t)(cur * 4 * d + 4 * k + 2 * vc + dir)
+                               : (uint32_t)(cur * 2 * d + 2 * k + dir);
+            h++;
             int nc = dir == 0 ? (c + 1) % m : (c + m - 1) % m;
+            if (dir == 0 ? nc == 0 : nc == m - 1)
+                vc = 0;
             cur += (long)(nc - c) * st;
         }
     }
@@ -175,8 +185,9 @@ int ic_net_route(const ic_net_t *net, int a, int b, uint32_t *links, int max)
 void ic_net_link_ends(const ic_net_t *net, long link, int *from, int *to, int *dim, int *dir)
 {
     int d = net->ndims > 0 ? net->ndims : 1;
-    long node = link / (2 * d);
-    int k = (int)(link % (2 * d)) / 2, neg = (int)(link % 2);
+    int per = net->kind == IC_NET_TORUS && net->dateline ? 4 : 2; /* ids per dimension */
+    long node = link / (per * d);
+    int k = (int)(link % (per * d)) / per, neg = (int)(link % 2);
     long st = stride_of(net, k);
     int m = net->dims[k], c = (int)((node / st) % m);
     int nc = neg ? (c + m - 1) % m : (c + 1) % m;
@@ -211,16 +222,21 @@ void ic_net_link_name(const ic_net_t *net, long link, char *buf, size_t len)
     char a[96], b[96];
     coords_str(net, from, a, sizeof a);
     coords_str(net, to, b, sizeof b);
-    snprintf(buf, len, "%s->%s", a, b);
+    bool p = net->kind == IC_NET_TORUS && net->dateline && link % 4 >= 2;
+    snprintf(buf, len, "%s->%s%s", a, b, p ? "[p]" : "");
 }
 
 void ic_net_describe(const ic_net_t *net, char *buf, size_t len)
 {
     static const char *const kinds[] = {"full", "mesh", "torus", "hypercube"};
     static const char *const sw[] = {"wormhole", "circuit", "store-and-forward"};
+    char kp[32];
+    snprintf(kp, sizeof kp, "%d-port", net ? net->ports : 1);
+    const char *port = !net || (!net->all_port && net->ports <= 1) ? "one-port"
+                       : net->all_port                             ? "all-port"
+                                                                   : kp;
     if (!net || net->kind == IC_NET_FULL) {
-        snprintf(buf, len, "fully connected, %s",
-                 net && net->all_port ? "all-port" : "one-port");
+        snprintf(buf, len, "fully connected, %s", port);
         return;
     }
     char shape[128] = "";
@@ -232,10 +248,13 @@ void ic_net_describe(const ic_net_t *net, char *buf, size_t len)
             o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%d", k ? "x" : " ",
                                   net->dims[k]);
     snprintf(buf, len, "%s%s%s, %s, %s, %s", kinds[net->kind], shape,
-             net->kind == IC_NET_TORUS && net->unidirectional ? " unidirectional" : "",
+             net->kind != IC_NET_TORUS ? ""
+             : net->unidirectional && net->dateline ? " unidirectional, dateline channels"
+             : net->unidirectional                  ? " unidirectional"
+             : net->dateline                        ? " dateline channels"
+                                                    : "",
              sw[net->switching],
-             net->all_port ? "all-port" : "one-port",
-             net->contention ? "links shared" : "no contention");
+             port, net->contention ? "links shared" : "no contention");
 }
 
 void ic_net_phys(const ic_net_t *net, int n, const int *world, int *node_of, ic_phys_t *out)

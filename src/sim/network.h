@@ -67,9 +67,20 @@ typedef struct ic_net {
     ic_switching_t switching;
     bool all_port;    /* nodes send and receive any number of messages at once;
                          false: one send port and one receive port ([Watts94]) */
+    int ports;        /* without all_port: k > 1 gives k-port nodes, which send
+                         at most k messages and receive at most k at once (a
+                         further one waits for a free port; [MTR94] section 3);
+                         0 or 1: one-port */
     bool contention;  /* messages on one directed link share its bandwidth */
     bool unidirectional; /* torus: routes go up (coordinate + 1) only, the way
                             round ([MTR94]'s unidirectional torus) */
+    bool dateline;       /* torus: every directed link is two virtual channels,
+                            "p" for a message that will still take this
+                            dimension's wrap-around link (the wrap-around link
+                            included) and "h" for the others ([MTR94] figure
+                            18, the channels that keep a torus deadlock-free).
+                            Each channel is a link of its own to the engine: it
+                            has the link's whole bandwidth and its own load */
     double beta_net;  /* seconds per byte of one link (0: the model's beta) */
     double hop;       /* seconds per link of a path (wormhole/circuit set-up) */
     bool setup_overlap; /* circuit, one-port: a node sets up its next circuit

@@ -597,6 +597,13 @@ static const ic_phys_t *invent_phys(setup_t *s, const tcase_t *c)
         ph->ndims = 2;
         ph->dims[0] = 3;
         ph->dims[1] = (2 * p + 2) / 3;
+        if (al->flags & IC_ALGO_WHOLE_MESH) { /* the whole mesh: a x b = p, a <= b */
+            int a = 1;
+            for (int f = 1; f * f <= p; f++)
+                a = p % f ? a : f;
+            ph->dims[0] = a;
+            ph->dims[1] = p / a;
+        }
     } else {
         ph->kind = IC_PHYS_HYPERCUBE;
         ph->ndims = ic_ceil_log2(p) + 1;

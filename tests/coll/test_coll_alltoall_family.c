@@ -6,7 +6,9 @@
  * on the line, every 2-D and every 3-D factorisation of p (plus meshes
  * with dimensions of 1), and quadrant on 2x2, 4x4, 8x8 (also given as
  * 1xSxS, SxSx1 and no mesh) with large and odd counts in and out of
- * place, refusing every other p and every other mesh of p. */
+ * place, refusing every other p and every other mesh of p; the v-forms
+ * of bruck and dr (a size exchange first) under every shape of counts and
+ * layout, in place and not, dr on every mesh. */
 #include "harness.h"
 #include "select/catalog.h"
 
@@ -74,6 +76,43 @@ int main(void)
                     c.in_place = false;
                     check_case(&t, &c);
                     c.in_place = true;
+                    c.seed = seed++;
+                    check_case(&t, &c);
+                }
+        }
+
+    /* The v-forms of Bruck and DR (size exchange first): every shape of
+     * counts (zeros and everything to one rank among them) and layout of
+     * displacements, in place too with random counts and with zeros, at
+     * every p; DR also on every mesh of p with random counts. */
+    const char *fwd[] = {"bruck", "dr"};
+    for (int a = 0; a < 2; a++)
+        for (int i = 0; i < NP; i++) {
+            tcase_t c = {0};
+            c.coll = IC_COLL_ALLTOALLV;
+            c.algo = fwd[a];
+            c.p = ps[i];
+            c.dtype = IC_INT32;
+            c.count = 5;
+            for (int v = 0; v < 4; v++)
+                for (int l = 0; l < 3; l++)
+                    for (int ip = 0; ip < (v == V_RANDOM || v == V_ZEROS ? 2 : 1); ip++) {
+                        c.vcounts = (vcounts_t)v;
+                        c.vlayout = (vlayout_t)l;
+                        c.in_place = ip;
+                        c.seed = seed++;
+                        check_case(&t, &c);
+                    }
+            if (a == 0)
+                continue;
+            ic_mesh_t meshes[128];
+            int n = ic_mesh_factorizations(ps[i], 3, meshes, 128);
+            for (int k = 0; k < n && k < 128; k++)
+                for (int ip = 0; ip < 2; ip++) {
+                    c.mesh = &meshes[k];
+                    c.vcounts = V_RANDOM;
+                    c.vlayout = L_GAPS;
+                    c.in_place = ip;
                     c.seed = seed++;
                     check_case(&t, &c);
                 }

@@ -10,8 +10,11 @@
  * IC_IN_PLACE; nonblocking calls, which borrow cached plans: two with the
  * same arguments in flight at once, mixed with blocking ones, a cache
  * dropped (ic_comm_set_algorithm) while one is in flight, and a completed
- * request's stale handle refused.  Every result is checked against a
- * serial reference, so a cache that reused a plan for other arguments, or
+ * request's stale handle refused; alltoallv by bruck and dr, whose plans
+ * depend on the other ranks' counts (not cached: rank 0's arguments stay
+ * while the blocks it forwards change length; counts that disagree are
+ * refused and the communicator goes on; nonblocking calls are refused).
+ * Every result is checked against a serial reference, so a cache that reused a plan for other arguments, or
  * lent one plan to two calls at once, fails here.
  */
 #include "intercom.h"
@@ -196,6 +199,67 @@ static void nonblocking(ic_comm_t *w)
     }
 }
 
+/* Alltoallv by bruck and dr (forced; they plan from a size exchange):
+ * rank 0's own counts stay the same in every round while the blocks it
+ * forwards between other ranks change length (at p = 5 Bruck sends block
+ * 4 -> 2 through 0), so a plan cached on rank 0's arguments would move
+ * them with stale lengths; and the other ranks' calls repeat with equal
+ * arguments now and then.  Also: counts that disagree are refused, and
+ * so is a nonblocking call. */
+static size_t a2av_count(int s, int t, int round)
+{
+    if (s == 0 || t == 0)
+        return (size_t)((s + 2 * t) % 3 + 1);
+    return (size_t)((3 * s + t + 5 * (round % 2)) % 7); /* 0 now and then */
+}
+
+static void forwarded_sizes(ic_comm_t *w)
+{
+    const char *algos[] = {"bruck", "dr"};
+    size_t sc[64], sd[64], rc[64], rd[64];
+    int32_t send[64 * 12], recv[64 * 12];
+    for (int a = 0; a < 2 && np <= 64; a++) {
+        OK(ic_comm_set_algorithm(w, IC_COLL_ALLTOALLV, algos[a]));
+        for (int round = 0; round < 6; round++) {
+            size_t so = 0, ro = 0;
+            for (int r = 0; r < np; r++) {
+                sc[r] = a2av_count(me, r, round);
+                rc[r] = a2av_count(r, me, round);
+                sd[r] = so;
+                rd[r] = ro;
+                for (size_t i = 0; i < sc[r]; i++)
+                    send[so + i] = me * 100000 + r * 1000 + round * 10 + (int32_t)i;
+                so += sc[r];
+                ro += rc[r];
+            }
+            for (size_t i = 0; i < ro; i++)
+                recv[i] = -1;
+            OK(ic_alltoallv(send, sc, sd, recv, rc, rd, IC_INT32, w));
+            int good = 1;
+            for (int r = 0; r < np; r++)
+                for (size_t i = 0; i < rc[r]; i++)
+                    good &= recv[rd[r] + i] == r * 100000 + me * 1000 + round * 10 + (int32_t)i;
+            CHECK(good, "alltoallv/%s round %d: result wrong", algos[a], round);
+        }
+        /* Counts that disagree (rank 1 expects one element more from rank
+         * 0 than rank 0 sends): rank 1 refuses the call, the others' run
+         * of it fails or ends, and the communicator goes on. */
+        if (np >= 3 && me == 1)
+            rc[0]++;
+        ic_status_t bad = ic_alltoallv(send, sc, sd, recv, rc, rd, IC_INT32, w);
+        CHECK(me != 1 || np < 3 || bad == IC_ERR_ARG, "alltoallv/%s with counts that disagree: %s",
+              algos[a], ic_status_string(bad));
+        if (np >= 3 && me == 1)
+            rc[0]--;
+        OK(ic_barrier(w));
+        ic_request_t *req = NULL;
+        ic_status_t st = ic_ialltoallv(send, sc, sd, recv, rc, rd, IC_INT32, w, &req);
+        CHECK(st == IC_ERR_NOT_APPLICABLE && req == NULL,
+              "ialltoallv/%s: %s, not refused", algos[a], ic_status_string(st));
+    }
+    OK(ic_comm_set_algorithm(w, IC_COLL_ALLTOALLV, "auto"));
+}
+
 int main(void)
 {
     ic_comm_t *w;
@@ -209,6 +273,7 @@ int main(void)
     same_address_counts(w);
     op_and_in_place(w);
     nonblocking(w);
+    forwarded_sizes(w);
     ic_finalize(&w);
     printf("rank %d: %s\n", me, failed ? "FAILED" : "plan cache checks passed");
     return failed ? 1 : 0;

@@ -184,25 +184,32 @@ int main(int argc, char **argv)
     }
     /* A placement on a physical network (ic_comm_set_network): every
      * U-mesh / U-torus / U-cube entry that fits the network by name, and the
-     * selector, with the ranks scattered over about twice as many nodes. */
-    char specs[3][64];
+     * selector, with the ranks scattered over about twice as many nodes;
+     * then the EDN entries (IC_ALGO_WHOLE_MESH) on the whole a x b = p mesh,
+     * one rank per node in reverse order. */
+    char specs[4][64];
     int cube_d = 1, node_of[1024];
     while ((1 << cube_d) < 2 * p)
         cube_d++;
     snprintf(specs[0], sizeof specs[0], "mesh:3x%d", (2 * p + 2) / 3);
     snprintf(specs[1], sizeof specs[1], "utorus:3x%d", (2 * p + 2) / 3);
-    snprintf(specs[2], sizeof specs[2], "hypercube:%d", cube_d);
-    const unsigned fits[3] = {IC_ALGO_ON_MESH, IC_ALGO_ON_TORUS, IC_ALGO_ON_CUBE};
-    for (int s = 0; s < 3 && p <= 1024; s++) {
-        int nodes = s == 2 ? 1 << cube_d : 3 * ((2 * p + 2) / 3);
-        for (int r = 0; r < p; r++)
-            node_of[r] = (r * 7 + 3 * s + 1) % nodes; /* scattered; may share nodes */
+    int side = 1;
+    for (int f = 1; f * f <= p; f++)
+        side = p % f == 0 ? f : side;
+    snprintf(specs[2], sizeof specs[2], "mesh:%dx%d", side, p / side);
+    snprintf(specs[3], sizeof specs[3], "hypercube:%d", cube_d);
+    const unsigned fits[4] = {IC_ALGO_ON_MESH, IC_ALGO_ON_TORUS, IC_ALGO_WHOLE_MESH,
+                              IC_ALGO_ON_CUBE};
+    for (int s = 0; s < 4 && p <= 1024; s++) {
+        int nodes = s == 3 ? 1 << cube_d : 3 * ((2 * p + 2) / 3);
+        for (int r = 0; r < p; r++) /* scattered, may share nodes; the whole mesh: reversed */
+            node_of[r] = s == 2 ? p - 1 - r : (r * 7 + 3 * s + 1) % nodes;
         if (ic_comm_set_network(world, specs[s], node_of) != IC_OK) {
             printf("rank %d: ic_comm_set_network(%s): %s\n", me, specs[s], ic_last_error());
             return 1;
         }
         for (size_t a = 0; a < ncat; a++) {
-            if (!(cat[a].flags & fits[s]))
+            if (!(cat[a].flags & fits[s]) || (s != 2 && (cat[a].flags & IC_ALGO_WHOLE_MESH)))
                 continue;
             for (int ci = 1; ci < 4; ci += 2) {
                 tcase_t c = make(cat[a].coll, p <= 8 ? cat[a].name : NULL, p, counts[ci], seed++);

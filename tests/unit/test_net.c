@@ -381,9 +381,69 @@ static void test_names(void)
           "ic_net_describe: \"%s\"", buf);
 }
 
+/* Dateline channels (net.dateline): on every route of a bidirectional
+ * 4x5 and a unidirectional 4x5 torus, a hop is on the "p" channel exactly
+ * when this dimension's wrap-around link is still ahead of it or is it;
+ * the survey's example pair shares a physical link but not a channel. */
+static void test_dateline(void)
+{
+    const char *specs[] = {"torus:4x5", "utorus:4x5"};
+    for (int s = 0; s < 2; s++) {
+        ic_net_t n;
+        ic_net_parse(specs[s], &n);
+        n.dateline = true;
+        int nodes = (int)ic_net_nodes(&n, 1), maxh = ic_net_max_hops(&n);
+        long nlinks = ic_net_links(&n, 1), bad = 0;
+        CHECK(nlinks == (long)nodes * 4 * n.ndims, "%s dateline: %ld links", specs[s], nlinks);
+        uint32_t links[64];
+        for (int a = 0; a < nodes; a++)
+            for (int b = 0; b < nodes; b++) {
+                int h = ic_net_route(&n, a, b, links, maxh), at = a;
+                for (int i = 0; i < h; i++) {
+                    int from, to, dim, dir;
+                    ic_net_link_ends(&n, (long)links[i], &from, &to, &dim, &dir);
+                    /* Is a wrap-around hop of this dimension at i or later? */
+                    bool ahead = false;
+                    for (int j = i; j < h; j++) {
+                        int f2, t2, d2, r2;
+                        ic_net_link_ends(&n, (long)links[j], &f2, &t2, &d2, &r2);
+                        if (d2 == dim)
+                            ahead |= r2 > 0 ? t2 < f2 : t2 > f2;
+                    }
+                    bool p = links[i] % 4 >= 2;
+                    bad += (long)links[i] >= nlinks || from != at || p != ahead;
+                    at = to;
+                }
+                bad += at != b;
+            }
+        CHECK(bad == 0, "%s dateline: %ld bad hops", specs[s], bad);
+    }
+    /* [MTR94] figure 17's kind of pair, on a unidirectional 6x6 torus:
+     * (1,3) -> (2,0) and (2,2) -> (2,4) both cross (2,3)->(2,4). */
+    ic_net_t u;
+    ic_net_parse("utorus:6x6", &u);
+    uint32_t l1[16], l2[16];
+    for (int dl = 0; dl < 2; dl++) {
+        u.dateline = dl;
+        int h1 = ic_net_route(&u, 1 * 6 + 3, 2 * 6 + 0, l1, 16);
+        int h2 = ic_net_route(&u, 2 * 6 + 2, 2 * 6 + 4, l2, 16);
+        int shared = 0;
+        for (int i = 0; i < h1; i++)
+            for (int j = 0; j < h2; j++)
+                shared += l1[i] == l2[j];
+        char name[64];
+        ic_net_link_name(&u, (long)l1[1], name, sizeof name);
+        CHECK(h1 == 4 && h2 == 2 && shared == (dl ? 0 : 1),
+              "utorus:6x6%s: %d and %d hops, %d links shared", dl ? " dateline" : "", h1, h2,
+              shared);
+        CHECK(!strcmp(name, dl ? "(2,3)->(2,4)[p]" : "(2,3)->(2,4)"), "link named %s", name);
+    }
+}
+
 int main(void)
 {
     test_parse_check();
+    test_dateline();
     test_routes(ic_net_mesh(2, (const int[]){5, 7}));
     test_routes(ic_net_mesh(2, (const int[]){6, 6}));
     test_routes(ic_net_mesh(3, (const int[]){4, 4, 4}));
