@@ -64,6 +64,7 @@
  */
 #include "algo/builders.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,21 @@ typedef struct cut {
     uint16_t m, k;    /* band thickness, centre length along the band */
 } cut_t;
 
-/* The table of cuts for shapes up to n x n, per thread (plans of one
- * mesh are built many times over). */
-static _Thread_local struct {
+/* The table of cuts for shapes up to n x n, one for the process (plans
+ * of one mesh are built many times over, by several threads in the
+ * simulator).  A larger mesh builds a larger table; the smaller ones stay
+ * allocated (a thread may still read one) and reachable, until exit. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
     int n;
     cut_t *tab;
-    int rows, cols, source, steps, b[5]; /* the last source's first cut (rows 0: none) */
+    cut_t *old[16]; /* smaller tables kept, at most 16 (n doubles or more: see table) */
+    int nold;
+} tables;
+
+/* The last source's first cut, per thread (rows 0: none). */
+static _Thread_local struct {
+    int rows, cols, source, steps, b[5];
 } cache;
 
 static int imax(int a, int b)
@@ -105,13 +115,29 @@ static int cc(const cut_t *tab, int n, bool vert, int a, int b)
                 : tab[(size_t)a * (size_t)(n + 1) + (size_t)b].cost;
 }
 
-static const cut_t *table(int n)
+/* The table for shapes up to n x n (at least; *stride receives its n);
+ * NULL above IC_EDN_MAX_SIDE or out of memory. */
+static const cut_t *table(int n, int *stride)
 {
-    if (cache.tab && cache.n >= n)
-        return cache.tab;
-    cut_t *tab = calloc((size_t)(n + 1) * (size_t)(n + 1), sizeof *tab);
-    if (!tab)
+    if (n > IC_EDN_MAX_SIDE)
         return NULL;
+    pthread_mutex_lock(&table_lock);
+    if (tables.tab && tables.n >= n) {
+        *stride = tables.n;
+        pthread_mutex_unlock(&table_lock);
+        return tables.tab;
+    }
+    if (tables.tab && tables.nold == 16) { /* keep the old ones few: grow by 2x at least */
+        pthread_mutex_unlock(&table_lock);
+        return NULL;
+    }
+    n = tables.tab && n < 2 * tables.n ? 2 * tables.n : n;
+    n = n > IC_EDN_MAX_SIDE ? IC_EDN_MAX_SIDE : n;
+    cut_t *tab = calloc((size_t)(n + 1) * (size_t)(n + 1), sizeof *tab);
+    if (!tab) {
+        pthread_mutex_unlock(&table_lock);
+        return NULL;
+    }
     for (int s = 3; s <= 2 * n; s++) /* by h + w: the parts are smaller; 1x1 costs 0 */
         for (int h = s - n > 1 ? s - n : 1; h <= n && h < s; h++) {
             int w = s - h;
@@ -146,10 +172,12 @@ static const cut_t *table(int n)
             }
             tab[(size_t)h * (size_t)(n + 1) + (size_t)w] = best;
         }
-    free(cache.tab);
-    cache.tab = tab;
-    cache.n = n;
-    cache.rows = 0;
+    if (tables.tab)
+        tables.old[tables.nold++] = tables.tab;
+    tables.tab = tab;
+    tables.n = n;
+    *stride = n;
+    pthread_mutex_unlock(&table_lock);
     return tab;
 }
 
@@ -277,10 +305,9 @@ int ic_edn_node(int rows, int cols, int source, int node, int *parent, int *step
     if (rows < 1 || cols < 1 || rows > 65535 || cols > 65535)
         return -1;
     int tn = rows > cols ? rows : cols;
-    const cut_t *tab = table(tn);
+    const cut_t *tab = table(tn, &tn); /* tn: the table's stride */
     if (!tab)
         return -1;
-    tn = cache.n; /* the table's stride */
     int nr = node / cols, nc = node % cols, k = 0, s = 0;
     rect_t q = {0, 0, rows, cols, source / cols, source % cols}, part[5];
     bool first = true;
@@ -343,10 +370,9 @@ int ic_edn_tree(int rows, int cols, int source, int *parent, int *step, int *off
     if (rows < 1 || cols < 1 || rows > 65535 || cols > 65535)
         return -1;
     int n = rows * cols, tn = rows > cols ? rows : cols, b[5] = {0};
-    const cut_t *tab = table(tn);
+    const cut_t *tab = table(tn, &tn); /* tn: the table's stride */
     if (!tab)
         return -1;
-    tn = cache.n; /* the table's stride */
     if (n > 1)
         first_cut(tab, tn, rows, cols, source, b);
     rect_t q = {0, 0, rows, cols, source / cols, source % cols};
@@ -374,10 +400,9 @@ int ic_edn_steps(int rows, int cols, int source)
     if ((long)rows * cols == 1)
         return 0;
     int tn = rows > cols ? rows : cols, b[5];
-    const cut_t *tab = table(tn);
+    const cut_t *tab = table(tn, &tn); /* tn: the table's stride */
     if (!tab)
         return -1;
-    tn = cache.n; /* the table's stride */
     return first_cut(tab, tn, rows, cols, source, b);
 }
 

@@ -88,17 +88,27 @@ static inline void matrix_run(tally_t *t, ic_coll_t coll, ic_datatype_t t1, ic_d
     const char *ex = getenv("IC_TEST_EXHAUSTIVE");
     bool exhaustive = ex && ex[0] == '1';
     for (size_t a = 0; a < ncat; a++) {
-        /* Mesh-aware and other families have their own matrices. */
-        if (cat[a].coll != coll || (cat[a].flags & (IC_ALGO_MESH | IC_ALGO_OWN_TESTS)))
+        /* Mesh-aware and other families have their own matrices; the
+         * placement entries (U-*, EDN: the harness invents a placement of
+         * their kind) run here too, with one datatype, every root up to
+         * p = 8 and four above, and short counts only above p = 17. */
+        bool phys = cat[a].flags & (IC_ALGO_PHYS | IC_ALGO_WHOLE_MESH);
+        if (cat[a].coll != coll || (cat[a].flags & IC_ALGO_MESH) ||
+            ((cat[a].flags & IC_ALGO_OWN_TESTS) && !phys))
             continue;
         for (int pi = 0; pi < MATRIX_NP; pi++) {
             int p = matrix_ps[pi], roots[17];
             size_t counts[7];
             int nr = coll_rooted(coll) ? matrix_roots(p, roots) : (roots[0] = 0, 1);
+            if (phys && nr > 8) { /* every root up to p = 8, then 0, 1, p/2, p-1 */
+                int s[4] = {0, 1, p / 2, p - 1};
+                memcpy(roots, s, sizeof s);
+                nr = 4;
+            }
             int nc = matrix_counts(p, counts);
             for (int ri = 0; ri < nr; ri++)
                 for (int ci = 0; ci < nc; ci++)
-                    for (int ti = 0; ti < (exhaustive ? IC_DATATYPE_COUNT : 2); ti++) {
+                    for (int ti = 0; ti < (exhaustive ? IC_DATATYPE_COUNT : phys ? 1 : 2); ti++) {
                         tcase_t c = {0};
                         c.coll = coll;
                         c.algo = cat[a].name;
@@ -114,8 +124,11 @@ static inline void matrix_run(tally_t *t, ic_coll_t coll, ic_datatype_t t1, ic_d
                         c.vlayout = (vlayout_t)((c.seed / 4) % 3);
                         if (matrix_bytes(coll, p, c.count, ic_datatype_size(c.dtype)) > max_bytes)
                             continue;
-                        /* Large counts at large p: one type is enough. */
-                        if (ti >= 1 && p >= 31 && c.count > 1000)
+                        /* Large counts at large p: one type is enough; the
+                         * placement entries' trees are the MST blocks on
+                         * another order, so above p = 17 they take the
+                         * short counts only. */
+                        if ((ti >= 1 || phys) && p >= 31 && c.count > 1000)
                             continue;
                         check_case(t, &c);
                     }
