@@ -83,7 +83,8 @@ static int cmp_u64(const void *pa, const void *pb)
 }
 
 /* Sort key of member r: its node's coordinates as digits, dimension 0
- * most significant (dual: least significant), each XORed with the
+ * most significant (dual mesh and cube chains: least significant; the
+ * dual R-chain keeps the order and is rotated instead), each XORed with the
  * source's for the cube chain, in the high half; then 0 for the source and
  * r + 1 for the rest. */
 static uint64_t chain_key(const ic_phys_t *ph, ic_chain_kind_t kind, bool dual, int r,
