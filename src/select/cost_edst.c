@@ -89,7 +89,9 @@ static size_t heap_pop(sched_t *s)
     return top;
 }
 
-static const sched_t *sort_s; /* qsort has no context argument in C11 */
+/* qsort has no context argument in C11; one per thread, since selectors
+ * and simulator workers price in parallel. */
+static _Thread_local const sched_t *sort_s;
 
 static int cand_cmp(const void *pa, const void *pb)
 {

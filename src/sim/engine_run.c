@@ -305,7 +305,8 @@ static int try_start(engine_t *e, size_t sg, double t)
     return 1;
 }
 
-static const engine_t *sort_ctx; /* qsort has no context argument in C11 */
+/* qsort has no context argument in C11; one per thread (simulator workers). */
+static _Thread_local const engine_t *sort_ctx;
 
 static int cand_cmp(const void *pa, const void *pb)
 {
