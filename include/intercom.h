@@ -351,9 +351,20 @@ typedef struct ic_model_params {
      * at once).  The multi-port algorithms ("double_tree", "edst") are
      * priced with it.  Callers compiled before this field existed get one-port. */
     int ports;
+    /* Seconds a message of more than rndv_bytes bytes costs on top of
+     * alpha + n*beta: the transport's rendezvous (shared memory: a
+     * request to send, the receiver's pull, a completion; docs/tuning.md).
+     * Callers compiled before this field existed get 0. */
+    double rndv_alpha;
+    /* Read-only, the transport's (set_model ignores them; 0: no such
+     * protocol): messages of more than rndv_bytes go by rendezvous; a
+     * one-way message (its sender receives nothing meanwhile) of at least
+     * share_bytes is copied by both ends at once, at half the per-byte
+     * time (shared memory with a core per rank). */
+    double rndv_bytes, share_bytes;
 } ic_model_params_t;
 #define IC_PORTS_ALL 0x7fffffff
-#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0}
+#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Sets comm's model (every value finite and >= 0, alpha > 0); later calls
  * choose with it.  Local: every rank should set the same values.  m->size

@@ -33,6 +33,39 @@ typedef struct ic_model {
      * edst). */
     int ports; /* also keeps the struct free of padding: models compare with memcmp */
     double lvl_alpha[IC_MODEL_LEVELS], lvl_beta[IC_MODEL_LEVELS];
+    /* The transport's protocols (docs/tuning.md section 1): a message of
+     * more than rndv_bytes bytes goes by rendezvous (shm: an RTS, the
+     * receiver's pull, a FIN) and costs rndv_alpha more, a shorter one is
+     * copied twice (bytes*delta more); a one-way message
+     * (its sender receives nothing meanwhile) of at least share_bytes
+     * bytes is copied by both ends at once (shm_share.c), at half the
+     * per-byte time.  rndv_bytes and share_bytes come from the transport
+     * (0: no such protocol), rndv_alpha from the tune file or the
+     * defaults.  All 0 in the papers' model and in the simulator. */
+    double rndv_alpha, rndv_bytes, share_bytes;
 } ic_model_t;
+
+/* What a message of bytes bytes costs beyond alpha + bytes*beta where the
+ * transport has an eager limit: above it the rendezvous start-up, up to
+ * it the second copy of an eager message (the sender's into the queue;
+ * the receiver's out of it is the bytes*beta), bytes*delta.  Exactly 0 in
+ * the papers' model, so that adding it keeps the simulator's sums to the
+ * bit. */
+static inline double ic_msg_extra(const ic_model_t *m, double bytes)
+{
+    if (!(m->rndv_bytes > 0))
+        return 0.0;
+    return bytes > m->rndv_bytes ? m->rndv_alpha : bytes * m->delta;
+}
+
+/* The same for a one-way message: from share_bytes on, both ends copy it,
+ * so half of bytes*beta is taken back. */
+static inline double ic_msg_extra_oneway(const ic_model_t *m, double bytes)
+{
+    double x = ic_msg_extra(m, bytes);
+    if (m->share_bytes > 0 && bytes >= m->share_bytes)
+        x -= bytes * m->beta / 2;
+    return x;
+}
 
 #endif

@@ -176,6 +176,8 @@ void ic_comm_levels(ic_comm_t *c)
     free(seen); /* out of memory: no leaders' entries, still correct */
     m.alpha = na > b->alpha ? na : b->alpha;
     m.beta = nb > b->beta ? nb : b->beta;
+    m.rndv_bytes = 0; /* the shared-memory protocols are not the network's */
+    m.share_bytes = 0;
     m.lvl_alpha[0] = na; /* both levels are known; they apply to the mesh's */
     m.lvl_beta[0] = nb;  /* dimensions only with nlevels set (model.h) */
     m.lvl_alpha[1] = b->alpha;
@@ -210,6 +212,10 @@ ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_
     c->explain = env->explain;
     c->reproducible = env->reproducible;
     st = load_tune(c);
+    if (t) { /* the transport's protocols (base/model.h), on every rank alike */
+        c->model.rndv_bytes = t->rndv_bytes;
+        c->model.share_bytes = t->share_bytes;
+    }
     if (st == IC_OK)
         st = ic_apply_algo_env(c);
     if (st != IC_OK) { /* every rank reads the same environment and fails alike */
@@ -621,9 +627,11 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
                             "ic_comm_set_model: m->size = %zu: set it to sizeof(ic_model_params_t) "
                             "(IC_MODEL_PARAMS_INIT)",
                             m->size);
-    const double v[5] = {m->alpha, m->beta, m->gamma, m->delta, m->beta_net};
-    const char *names[5] = {"alpha", "beta", "gamma", "delta", "beta_net"};
-    for (int i = 0; i < 5; i++)
+    bool has_rndv = m->size >= offsetof(ic_model_params_t, rndv_alpha) + sizeof(double);
+    const double v[6] = {m->alpha, m->beta, m->gamma, m->delta, m->beta_net,
+                         has_rndv ? m->rndv_alpha : 0};
+    const char *names[6] = {"alpha", "beta", "gamma", "delta", "beta_net", "rndv_alpha"};
+    for (int i = 0; i < 6; i++)
         if (!(v[i] >= 0 && v[i] <= 1e3)) /* also rejects NaN */
             return ic_set_error(IC_ERR_ARG, "ic_comm_set_model: m->%s = %g is not in [0, 1000]",
                                 names[i], v[i]);
@@ -641,6 +649,10 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
     nm.gamma = m->gamma;
     nm.delta = m->delta;
     nm.beta_net = m->beta_net;
+    if (has_rndv)
+        nm.rndv_alpha = m->rndv_alpha;
+    nm.rndv_bytes = comm->base_model.rndv_bytes; /* the transport's, not the caller's */
+    nm.share_bytes = comm->base_model.share_bytes;
     comm->model = nm; /* as given: no levels */
     comm->base_model = nm;
     return IC_OK;
@@ -658,9 +670,11 @@ ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
                             "ic_comm_get_model: m->size = %zu: set it to sizeof(ic_model_params_t) "
                             "(IC_MODEL_PARAMS_INIT)",
                             m->size);
-    const ic_model_params_t full = {sizeof full,        comm->model.alpha, comm->model.beta,
-                                    comm->model.gamma,  comm->model.delta, comm->model.beta_net,
-                                    comm->model.ports};
+    const ic_model_params_t full = {sizeof full,          comm->model.alpha,
+                                    comm->model.beta,     comm->model.gamma,
+                                    comm->model.delta,    comm->model.beta_net,
+                                    comm->model.ports,    comm->model.rndv_alpha,
+                                    comm->model.rndv_bytes, comm->model.share_bytes};
     size_t n = m->size < sizeof full ? m->size : sizeof full;
     memcpy((char *)m + sizeof m->size, (const char *)&full + sizeof full.size, n - sizeof full.size);
     return IC_OK;

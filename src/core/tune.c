@@ -14,13 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TUNE_NKEYS 6
+#define TUNE_NKEYS 7
 #define TUNE_NREQ 4 /* the keys ic_tune_write always writes */
 #define TUNE_MAX_VALUE 1e3 /* seconds; the bound of ic_comm_set_model */
 
-/* net_alpha, net_beta: the network level of a job across hosts (docs/mpi.md). */
-static const char *const tune_keys[TUNE_NKEYS] = {"alpha", "beta",      "gamma",
-                                                  "delta", "net_alpha", "net_beta"};
+/* net_alpha, net_beta: the network level of a job across hosts (docs/mpi.md);
+ * rndv_alpha: the start-up of a rendezvous message (base/model.h). */
+static const char *const tune_keys[TUNE_NKEYS] = {"alpha",     "beta",     "gamma",     "delta",
+                                                  "net_alpha", "net_beta", "rndv_alpha"};
 
 static double *model_field(ic_model_t *m, int k)
 {
@@ -35,8 +36,10 @@ static double *model_field(ic_model_t *m, int k)
         return &m->delta;
     case 4:
         return &m->lvl_alpha[0];
-    default:
+    case 5:
         return &m->lvl_beta[0];
+    default:
+        return &m->rndv_alpha;
     }
 }
 
@@ -83,7 +86,7 @@ static ic_status_t parse_line(const char *path, long lineno, char *line, ic_mode
     if (k == TUNE_NKEYS)
         return ic_set_error(IC_ERR_ARG,
                             "tune file %s line %ld: unknown key '%.60s' (the keys are alpha, "
-                            "beta, gamma, delta, net_alpha and net_beta)",
+                            "beta, gamma, delta, net_alpha, net_beta and rndv_alpha)",
                             path, lineno, key);
     if (seen[k])
         return ic_set_error(IC_ERR_ARG, "tune file %s line %ld: '%s' is given twice (first on "
@@ -245,7 +248,7 @@ ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *com
     ic_model_t mm = *m;
     for (int k = 0; k < TUNE_NKEYS; k++) {
         if (k >= TUNE_NREQ && *model_field(&mm, k) == 0)
-            continue; /* the network level: written only when known */
+            continue; /* the network level, rndv_alpha: written only when known */
         const char *problem = value_problem(k, *model_field(&mm, k));
         if (problem)
             return ic_set_error(IC_ERR_ARG, "ic_tune_write: %s = %g %s", tune_keys[k],
@@ -278,7 +281,8 @@ ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *com
     }
     write_comment(f, comment);
     fprintf(f, "# intercom cost model (docs/tuning.md): a message of n bytes costs\n"
-               "# alpha + n*beta, reducing n bytes n*gamma, copying n bytes n*delta\n"
+               "# alpha + n*beta (+ rndv_alpha above the transport's eager limit),\n"
+               "# reducing n bytes n*gamma, copying n bytes n*delta\n"
                "# (seconds, seconds per byte)\n");
     for (int k = 0; k < TUNE_NKEYS; k++) {
         if (k >= TUNE_NREQ && *model_field(&mm, k) == 0)

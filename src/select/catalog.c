@@ -14,7 +14,8 @@
 
 ic_model_t ic_model_default(void)
 {
-    ic_model_t m = {.alpha = 1e-6, .beta = 1e-10, .gamma = 5e-11, .delta = 5e-11};
+    ic_model_t m = {.alpha = 1e-6, .beta = 1e-10, .gamma = 5e-11, .delta = 5e-11,
+                    .rndv_alpha = 1e-6};
     return m;
 }
 

@@ -169,7 +169,7 @@ static double c_direct_root(const ic_coll_args_t *a, int p, const ic_model_t *m)
     double t = 0;
     for (int i = 0; i < p; i++)
         if (i != a->root && len[i] > 0)
-            t += m->alpha + (double)len[i] * m->beta;
+            t += m->alpha + (double)len[i] * m->beta + ic_msg_extra_oneway(m, (double)len[i]);
     free(len);
     return t;
 }

@@ -25,7 +25,8 @@ double ic_cost_alltoall_bruck(const ic_coll_args_t *a, int p, const ic_model_t *
         long moved = 0; /* relative indices 0 < r < p with this bit set */
         for (int r = 1; r < p; r++)
             moved += (r & dist) != 0;
-        t += m->alpha + (double)moved * (double)b * m->beta;
+        t += m->alpha + (double)moved * (double)b * m->beta +
+             ic_msg_extra(m, (double)moved * (double)b);
     }
     return t;
 }
@@ -47,7 +48,7 @@ double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m)
      * exactly and the selector keeps the first (pairwise). */
     double t = 0;
     for (int k = 1; b > 0 && k < p; k++)
-        t += m->alpha + (double)b * m->beta;
+        t += m->alpha + (double)b * m->beta + ic_msg_extra(m, (double)b);
     return t;
 }
 
@@ -63,7 +64,7 @@ double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
         /* Step by step, so the line {p} ties exactly with pairwise. */
         size_t bytes = (size_t)(p / mesh->dims[k]) * b;
         for (int u = 1; u < mesh->dims[k]; u++)
-            t += m->alpha + (double)bytes * m->beta;
+            t += m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes);
     }
     return t;
 }
@@ -81,7 +82,8 @@ double ic_cost_alltoall_quadrant(const ic_coll_args_t *a, int p, const ic_model_
     if (b == 0)
         return 0;
     double beta = m->beta_net > m->beta ? m->beta_net : m->beta;
-    double step = m->alpha + (double)(p / 4) * (double)b * beta;
+    double step = m->alpha + (double)(p / 4) * (double)b * beta +
+                  ic_msg_extra(m, (double)(p / 4) * (double)b);
     return 3.0 * (side - 1) * step + (side - 2) * m->alpha;
 }
 
@@ -109,7 +111,7 @@ double ic_cost_alltoallv_bruck(const ic_coll_args_t *a, int p, const ic_model_t 
             moved += (r & dist) != 0;
         t += m->alpha + (double)moved * (double)sizeof(size_t) * m->beta;
         if (b > 0)
-            t += m->alpha + (double)moved * b * m->beta;
+            t += m->alpha + (double)moved * b * m->beta + ic_msg_extra(m, (double)moved * b);
     }
     return t;
 }
@@ -124,7 +126,7 @@ double ic_cost_alltoallv_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
         for (int u = 1; u < mesh->dims[k]; u++) {
             t += m->alpha + blocks * (double)sizeof(size_t) * m->beta;
             if (b > 0)
-                t += m->alpha + blocks * b * m->beta;
+                t += m->alpha + blocks * b * m->beta + ic_msg_extra(m, blocks * b);
         }
     }
     return t;

@@ -24,7 +24,9 @@ double ic_cost_direct_reduce_scatter(int n, const size_t *len, const ic_model_t 
     for (int i = 1; equal && i < n; i++)
         equal = len[i] == len[0];
     if (equal)
-        return len[0] ? (n - 1) * (m->alpha + (double)len[0] * (m->beta + m->gamma)) : 0;
+        return len[0] ? (n - 1) * (m->alpha + (double)len[0] * (m->beta + m->gamma) +
+                                  ic_msg_extra(m, (double)len[0]))
+                      : 0;
     double *fin = calloc((size_t)n, sizeof(double));  /* end of the member's last step */
     double *next = calloc((size_t)n, sizeof(double));
     double *last = calloc((size_t)n, sizeof(double)); /* end of its last receive */
@@ -38,7 +40,8 @@ double ic_cost_direct_reduce_scatter(int n, const size_t *len, const ic_model_t 
             int to = ic_mod(x + k, n);
             if (len[to] == 0)
                 continue;
-            double e = dmax(fin[x], fin[to]) + m->alpha + (double)len[to] * m->beta;
+            double e = dmax(fin[x], fin[to]) + m->alpha + (double)len[to] * m->beta +
+                       ic_msg_extra(m, (double)len[to]);
             next[x] = dmax(next[x], e);
             next[to] = dmax(next[to], e);
             last[to] = e;

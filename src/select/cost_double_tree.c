@@ -35,5 +35,6 @@ double ic_cost_bcast_double_tree(const ic_coll_args_t *a, int p, const ic_model_
     if (p <= 1 || bytes == 0)
         return 0;
     int ports = m->ports > 1 ? m->ports : 1;
-    return subtree_done(ic_ceil_log2(p), 0, 0, m->alpha + (double)bytes * m->beta, ports);
+    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra_oneway(m, (double)bytes);
+    return subtree_done(ic_ceil_log2(p), 0, 0, msg, ports);
 }

@@ -103,7 +103,7 @@ double ic_cost_bcast_edn(const ic_coll_args_t *a, int p, const ic_model_t *m)
         return HUGE_VAL;
     int rows, cols;
     ic_edn_shape(a->phys, &rows, &cols);
-    double msg = m->alpha + (double)bytes * m->beta, done = 0;
+    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes), done = 0;
     int ports = ports_of(m);
     tree_t t = {0};
     int *order = NULL;
@@ -150,7 +150,8 @@ double ic_cost_reduce_edn(const ic_coll_args_t *a, int p, const ic_model_t *m)
     int rows, cols;
     ic_edn_shape(a->phys, &rows, &cols);
     int src = a->phys->node_of[a->root];
-    double msg = m->alpha + (double)bytes * m->beta, comb = (double)bytes * m->gamma, done = -1;
+    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes);
+    double comb = (double)bytes * m->gamma, done = -1;
     bool one_port = ports_of(m) < 4; /* a node receives at most 4 partials at once */
     tree_t t = {0};
     int *order = NULL;
@@ -256,7 +257,8 @@ double ic_cost_gather_edn(const ic_coll_args_t *a, int p, const ic_model_t *m)
                 double start = dmax(ready[t.kid[i]], post);
                 if (one_port)
                     start = dmax(start, port);
-                double end = start + m->alpha + sub[t.kid[i]] * m->beta;
+                double end = start + m->alpha + sub[t.kid[i]] * m->beta +
+                             ic_msg_extra(m, sub[t.kid[i]]);
                 port = end;
                 in = dmax(in, end);
                 if (root) /* the bundle's arrival, for the copies below */

@@ -197,10 +197,15 @@ double ic_cost_bcast_edst(const ic_coll_args_t *a, int p, const ic_model_t *m)
         return 0;
     int d = ic_ceil_log2(p);
     size_t es = ic_args_esize(a);
+    if (d == 1) /* one tree, one message: the MST broadcast's sum, to the bit */
+        return ic_cost_mst_bcast(p, a->count * es, m);
     double seg_bb[32], longest = 0;
     for (int j = 0; j < d; j++) {
         size_t len = a->count / (size_t)d + ((size_t)j < a->count % (size_t)d);
-        seg_bb[j] = len ? (double)(len * es) * m->beta : -1;
+        double sb = (double)(len * es);
+        /* The transport's extra rides on the per-byte part (0 in the
+         * papers' model). */
+        seg_bb[j] = len ? sb * m->beta + ic_msg_extra(m, sb) : -1;
         longest = seg_bb[j] > longest ? seg_bb[j] : longest;
     }
     double all_port = (d == 1 ? 1 : d + 1) * (m->alpha + longest);

@@ -20,7 +20,8 @@ double ic_cost_ring_allreduce(int n, size_t bytes, const ic_model_t *m)
 {
     if (n <= 1 || bytes == 0)
         return 0;
-    double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;
+    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes);
+    double red = (double)bytes * m->gamma;
     if (n == 2)
         return msg + red;
     return (n - 1) * (msg + red) + (double)bytes * m->delta; /* ring_allreduce.c */

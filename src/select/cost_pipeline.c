@@ -66,12 +66,23 @@ int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model
     return (int)hi;
 }
 
+/* A segment's cost beyond alpha + bytes*beta: a chain of two is one
+ * one-way stream (the shared copy applies); in a longer one the inner
+ * members receive while they send. */
+static double seg_extra(const ic_model_t *md, int m, double bytes)
+{
+    return m == 2 ? ic_msg_extra_oneway(md, bytes) : ic_msg_extra(md, bytes);
+}
+
 double ic_cost_chain_bcast_time(int m, size_t count, size_t es, int k, const ic_model_t *md)
 {
     if (m <= 1 || count == 0 || k <= 0)
         return 0;
     double sum = k * md->alpha + (double)count * (double)es * md->beta;
-    double cmax = md->alpha + (double)ic_pipe_seg_bytes(count, es, k, 0) * md->beta;
+    double seg0 = (double)ic_pipe_seg_bytes(count, es, k, 0);
+    double cmax = md->alpha + seg0 * md->beta + seg_extra(md, m, seg0);
+    for (int s = 0; s < k; s++)
+        sum += seg_extra(md, m, (double)ic_pipe_seg_bytes(count, es, k, s));
     return sum + (m - 2) * cmax;
 }
 
@@ -93,7 +104,8 @@ double ic_cost_chain_reduce_time(int m, int root, size_t count, size_t es, int k
         bool combines = q < h || !middle;
         double rprev = 0, aprev = 0;
         for (int s = 0; s < k; s++) {
-            double r = (av[s] > rprev ? av[s] : rprev) + md->alpha + len[s] * md->beta;
+            double r = (av[s] > rprev ? av[s] : rprev) + md->alpha + len[s] * md->beta +
+                       seg_extra(md, m, len[s]);
             rprev = r;
             if (combines) {
                 double a = (r > aprev ? r : aprev) + len[s] * md->gamma;
@@ -172,12 +184,13 @@ double ic_cost_dopl_alt_paper(const ic_mesh_t *mesh, size_t count, size_t es, in
         return 0;
     double n = (double)count * (double)es, ka = s.kalt;
     size_t pc = ic_pipe_seg_bytes(count, es, s.kalt, 0) / es; /* the largest piece */
-    double t = (ka - 1) * (m->alpha + n / ka * m->beta);
+    double t = (ka - 1) * (m->alpha + n / ka * m->beta + ic_msg_extra(m, n / ka));
     for (int i = 0; i < s.D; i++) {
         int mi = mesh->dims[s.E[i]];
         int ki = ic_pipe_segments(mi, pc, es, md->beta, md);
         int fills = (s.kalt + s.D - 1 - i + s.D - 1) / s.D; /* ceil((kalt+D-1-i)/D) */
-        t += ((double)fills * (mi - 1) + ki - 1) * (m->alpha + n / (ka * ki) * m->beta);
+        t += ((double)fills * (mi - 1) + ki - 1) *
+             (m->alpha + n / (ka * ki) * m->beta + ic_msg_extra(m, n / (ka * ki)));
     }
     return t;
 }
@@ -227,7 +240,7 @@ static double msg(double *sfree, double *rfree, int u, int w, double ready, size
 {
     double st = sfree[u] > ready ? sfree[u] : ready;
     st = rfree[w] > st ? rfree[w] : st;
-    double end = st + m->alpha + (double)len * m->beta;
+    double end = st + m->alpha + (double)len * m->beta + ic_msg_extra(m, (double)len);
     sfree[u] = rfree[w] = end;
     return end;
 }

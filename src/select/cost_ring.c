@@ -25,7 +25,7 @@ double ic_cost_ring_allgather(int n, const size_t *len, const double *ready,
      * (the closed form the recurrence reduces to, without its O(n^2)). */
     double b = n > 1 && !ready && !done ? equal_len(n, len) : -1;
     if (b >= 0)
-        return b == 0 ? 0 : (n - 1) * (m->alpha + b * m->beta);
+        return b == 0 ? 0 : (n - 1) * (m->alpha + b * m->beta + ic_msg_extra(m, b));
     double *have = calloc((size_t)n, sizeof(double)); /* block to send is here at */
     double *sfree = calloc((size_t)n, sizeof(double));
     double *next = calloc((size_t)n, sizeof(double));
@@ -47,7 +47,8 @@ double ic_cost_ring_allgather(int n, const size_t *len, const double *ready,
                 next[right] = have[right]; /* nothing arrives: irrelevant */
                 continue;
             }
-            double t = dmax(have[i], sfree[i]) + m->alpha + (double)len[sb] * m->beta;
+            double t = dmax(have[i], sfree[i]) + m->alpha + (double)len[sb] * m->beta +
+                       ic_msg_extra(m, (double)len[sb]);
             sfree[i] = t;
             next[right] = t;
             if (done)
@@ -71,7 +72,7 @@ double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m
     /* Equal blocks: receive, combine and forward in a chain each step. */
     double b = n > 1 && !done && !rfree ? equal_len(n, len) : -1;
     if (b >= 0)
-        return b == 0 ? 0 : (n - 1) * (m->alpha + b * (m->beta + m->gamma));
+        return b == 0 ? 0 : (n - 1) * (m->alpha + b * (m->beta + m->gamma) + ic_msg_extra(m, b));
     double *ready = calloc((size_t)n, sizeof(double)); /* partial to send ready */
     double *sfree = calloc((size_t)n, sizeof(double)); /* end of last send */
     double *send_end = calloc((size_t)n, sizeof(double));
@@ -96,7 +97,8 @@ double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m
             double start = dmax(ready[i], sfree[i]);
             if (k >= 2)
                 start = dmax(start, sfree[right]);
-            send_end[i] = start + m->alpha + (double)len[sb] * m->beta;
+            send_end[i] = start + m->alpha + (double)len[sb] * m->beta +
+                          ic_msg_extra(m, (double)len[sb]);
         }
         for (int i = 0; i < n; i++) {
             int left = ic_ring_left(i, n), rb = ic_mod(i - k - 2, n);
@@ -128,7 +130,7 @@ double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m)
     double t = 0;
     for (int k = 1; k < n; k++)
         if (slen_of[k] > 0)
-            t += m->alpha + (double)slen_of[k] * m->beta;
+            t += m->alpha + (double)slen_of[k] * m->beta + ic_msg_extra(m, (double)slen_of[k]);
     return t;
 }
 
@@ -145,7 +147,8 @@ double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m)
     double *sfree = calloc((size_t)n, sizeof(double));
     double *yfree = calloc((size_t)n, sizeof(double)); /* y buffer reusable */
     double *arr = calloc((size_t)n, sizeof(double));
-    double end = 0, msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;
+    double end = 0, red = (double)bytes * m->gamma;
+    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes);
     if (!x || !sfree || !yfree || !arr) {
         end = -1;
         goto out;

@@ -3,7 +3,9 @@
  * recurrences over the recursive-splitting tree ([vdG-CCTP], [Watts94]
  * sections 5.1 and 7).  They follow each block's plan step by step:
  * sends leave in plan order, a member receives one message at a time, and
- * the reduce block has two alternating receive buffers.
+ * the reduce block has two alternating receive buffers.  Every message
+ * of a tree is one-way (its sender has received all it needs before it
+ * sends), so the transport's shared copy applies (ic_msg_extra_oneway).
  */
 #include "select/cost.h"
 
@@ -15,7 +17,8 @@ double ic_cost_mst_bcast(int n, size_t bytes, const ic_model_t *m)
 {
     if (n <= 1 || bytes == 0)
         return 0;
-    return ic_ceil_log2(n) * (m->alpha + (double)bytes * m->beta);
+    return ic_ceil_log2(n) *
+           (m->alpha + (double)bytes * m->beta + ic_msg_extra_oneway(m, (double)bytes));
 }
 
 /* Children of node in top-down order; returns how many. */
@@ -35,7 +38,8 @@ static double reduce_ready(const ic_split_t *sp, int n, int root, int node, size
     ic_mst_edge_t e[64]; /* halving tree: at most 1 + ceil(log2 n) edges */
     int k = children(sp, n, root, node, e);
     double port = 0, compute = 0, red_end[64];
-    double msg = m->alpha + (double)bytes * m->beta, red = (double)bytes * m->gamma;
+    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra_oneway(m, (double)bytes);
+    double red = (double)bytes * m->gamma;
     for (int j = 0, i = k - 1; i >= 0; i--, j++) { /* bottom-up, plan order */
         double ready = reduce_ready(sp, n, root, e[i].child, bytes, m);
         double posted = j >= 2 ? red_end[j - 2] : 0; /* its buffer is free */
@@ -79,7 +83,7 @@ static double scatter_from(const ic_split_t *sp, int n, int root, int node, doub
         double bytes = range_bytes(len, mine[i].lo, mine[i].hi);
         if (bytes == 0)
             continue;
-        t += m->alpha + bytes * m->beta;
+        t += m->alpha + bytes * m->beta + ic_msg_extra_oneway(m, bytes);
         double sub = scatter_from(sp, n, root, mine[i].child, t, len, m, arrive, e + k);
         done = dmax(done, sub);
     }
@@ -129,7 +133,8 @@ static double gather_ready(const ic_split_t *sp, int n, int root, int node,
         for (int i = c - 1; i >= 0; i--)
             if (rt[i] >= 0 && (best < 0 || rt[i] < rt[best]))
                 best = i;
-        port = dmax(port, rt[best]) + m->alpha + bytes[best] * m->beta;
+        port = dmax(port, rt[best]) + m->alpha + bytes[best] * m->beta +
+               ic_msg_extra_oneway(m, bytes[best]);
         rt[best] = -1;
         done = dmax(done, port);
     }

@@ -176,6 +176,13 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
         APPEND(", %d ports per node", a->model.ports);
     else
         APPEND(", one-port nodes");
+    if (a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0)
+        APPEND("\n  transport: messages above %.0f B by rendezvous, + %.3g s each",
+               a->model.rndv_bytes, a->model.rndv_alpha);
+    if (a->model.share_bytes > 0)
+        APPEND("%s one-way messages from %.0f B copied by both ends (half the beta)",
+               a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0 ? ";" : "\n  transport:",
+               a->model.share_bytes);
     static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
         APPEND("\n  level %d (mesh dimension %d, %s): alpha %.3g s, beta %.3g s/B", i, i,

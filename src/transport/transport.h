@@ -139,6 +139,11 @@ struct ic_transport {
     /* The job's rank of each rank of this instance, for messages (set by
      * transport/route for its shm backend); NULL: the same numbers. */
     const int *job_rank;
+    /* Protocol facts the cost model prices (base/model.h, set at open):
+     * messages of more than rndv_bytes go by rendezvous; one-way messages
+     * of at least share_bytes are copied by both ends.  0: no such
+     * protocol.  The same on every rank of the instance. */
+    double rndv_bytes, share_bytes;
 };
 
 static inline int ic_tx_job_rank(const ic_transport_t *t, int r)

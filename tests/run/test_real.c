@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static tally_t t;
 static int me;
@@ -109,6 +110,47 @@ static ic_status_t close_world(ic_comm_t **world)
 #endif
 }
 
+/* The transport's protocols in the cost model (ic_model_params_t
+ * rndv_bytes, share_bytes): the same on every rank (they shape the
+ * choice); a rendezvous limit between processes with a core each; none
+ * when the ranks outnumber the cores, and none across hosts. */
+static void check_transport_facts(ic_comm_t *world, int p)
+{
+    ic_model_params_t m = IC_MODEL_PARAMS_INIT;
+    if (ic_comm_get_model(world, &m) != IC_OK) {
+        printf("rank %d FAIL: ic_comm_get_model: %s\n", me, ic_last_error());
+        t.failed++;
+        return;
+    }
+    double mine[4] = {m.rndv_bytes, m.share_bytes, -m.rndv_bytes, -m.share_bytes}, all[4];
+    if (ic_allreduce(mine, all, 4, IC_DOUBLE, IC_MAX, world) != IC_OK ||
+        all[0] != -all[2] || all[1] != -all[3]) {
+        printf("rank %d FAIL: ranks disagree on the transport's protocols (%g, %g)\n", me,
+               m.rndv_bytes, m.share_bytes);
+        t.failed++;
+    }
+    int nhosts = 1;
+#ifdef IC_TEST_MPI
+    ic_comm_mpi_hosts(world, &nhosts, NULL);
+#endif
+    bool ok = true;
+    if (nhosts > 1)
+        ok = m.rndv_bytes == 0 && m.share_bytes == 0;
+#ifndef IC_TEST_MPI
+    else if (p > sysconf(_SC_NPROCESSORS_ONLN))
+        ok = m.rndv_bytes == 0 && m.share_bytes == 0; /* oversubscribed: the papers' model */
+    else if (p > 1)
+        ok = m.rndv_bytes > 0;
+#endif
+    if (!ok) {
+        printf("rank %d FAIL: %d ranks on %d hosts: rndv_bytes %g, share_bytes %g\n", me, p,
+               nhosts, m.rndv_bytes, m.share_bytes);
+        t.failed++;
+    } else {
+        t.passed++;
+    }
+}
+
 int main(int argc, char **argv)
 {
     harness_init();
@@ -134,6 +176,7 @@ int main(int argc, char **argv)
         t.failed++;
     }
 #endif
+    check_transport_facts(world, p);
     size_t ncat;
     const ic_algo_t *cat = ic_catalog(&ncat);
     const size_t counts[] = {0, 1, 7, (1u << 20) + 3};

@@ -482,6 +482,25 @@ static void test_model(ic_comm_t *w)
     longer.p.size = sizeof longer;
     OK(ic_comm_get_model(w, &longer.p), longer.p.beta_net == 2e-10 && longer.future_field == 42.0);
     OK(ic_comm_get_model(w, &got), got.beta_net == 2e-10); /* unchanged by failures */
+    /* rndv_alpha: set and read back, refused when negative (named); the
+     * transport's rndv_bytes and share_bytes are read-only (one process:
+     * no transport, 0); a caller compiled before rndv_alpha existed gets
+     * none. */
+    ic_model_params_t rv = links;
+    rv.rndv_alpha = 3e-6;
+    rv.rndv_bytes = 5;
+    rv.share_bytes = 7;
+    OK(ic_comm_set_model(w, &rv), 1);
+    OK(ic_comm_get_model(w, &got),
+       got.rndv_alpha == 3e-6 && got.rndv_bytes == 0 && got.share_bytes == 0);
+    bad = rv;
+    bad.rndv_alpha = -1e-6;
+    ERR(IC_ERR_ARG, "ic_comm_set_model", ic_comm_set_model(w, &bad));
+    CHECK(has(ic_last_error(), "rndv_alpha"), "rndv_alpha message: %s", ic_last_error());
+    ic_model_params_t old = rv;
+    old.size = offsetof(ic_model_params_t, rndv_alpha);
+    OK(ic_comm_set_model(w, &old), 1);
+    OK(ic_comm_get_model(w, &got), got.rndv_alpha == 0 && got.beta_net == 2e-10);
     RUN(0, 0, ic_allreduce(sb, rb, 4, IC_INT32, IC_SUM, w), rb_is(0, 0, 4));
     OK(ic_comm_set_model(w, &m), 1);
 }

@@ -158,6 +158,29 @@ static void test_network_level(void)
           "net_alpha = 0 must be refused: %s", ic_last_error());
 }
 
+/* The rendezvous start-up (base/model.h): an optional key, read into
+ * rndv_alpha, written back only when set; 0 is allowed (no extra). */
+static void test_rndv_alpha(void)
+{
+    char p[256];
+    path_in(p, sizeof p, "rndv.conf");
+    write_text(p, "rndv_alpha = 2.75e-06\n");
+    ic_model_t r = base;
+    CHECK(ic_tune_read(p, &r) == IC_OK && r.rndv_alpha == 2.75e-06 && model_eq(&r, &base),
+          "rndv_alpha read: %s (%g)", ic_last_error(), r.rndv_alpha);
+    path_in(p, sizeof p, "rndv_rt.conf");
+    CHECK(ic_tune_write(p, &r, NULL) == IC_OK, "write with rndv_alpha: %s", ic_last_error());
+    ic_model_t back = {.alpha = 1};
+    CHECK(ic_tune_read(p, &back) == IC_OK && back.rndv_alpha == r.rndv_alpha,
+          "rndv_alpha round trip: %g", back.rndv_alpha);
+    path_in(p, sizeof p, "rndv_neg.conf");
+    write_text(p, "rndv_alpha = -1e-6\n");
+    r = base;
+    CHECK(ic_tune_read(p, &r) == IC_ERR_ARG && strstr(ic_last_error(), "rndv_alpha") &&
+              r.rndv_alpha == base.rndv_alpha,
+          "rndv_alpha < 0 must be refused: %s", ic_last_error());
+}
+
 /* The file holds text; reading it must fail with IC_ERR_ARG, leave the
  * model alone, and name the file, "line N" and each of the words. */
 static void expect_error(int line, const char *name, const char *text, int lineno,
@@ -325,6 +348,7 @@ int main(void)
     test_round_trip();
     test_comments_and_partial();
     test_network_level();
+    test_rndv_alpha();
     test_errors();
     test_default_path();
     remove_tree(dir);

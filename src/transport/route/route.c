@@ -316,6 +316,10 @@ ic_status_t ic_route_open(int rank, int size, ic_transport_t *local, const int *
     t->local_rank = lr;
     t->nlocal = nlocal;
     t->nremote = nremote;
+    if (local && nremote == 0) { /* every peer on this host: its protocols */
+        t->base.rndv_bytes = local->rndv_bytes;
+        t->base.share_bytes = local->share_bytes;
+    }
     if (local) {
         local->on_notice = forward_notice;
         local->on_notice_ctx = t;

@@ -401,6 +401,17 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
         ic_shm_q_attach(&t->peers[j].out, shm_seg_queue(&t->seg, rank, j), h->ncells, 1);
         ic_shm_q_attach(&t->peers[j].in, shm_seg_queue(&t->seg, j, rank), h->ncells, 0);
     }
+    /* For the cost model, only when every rank has a core of its own: the
+     * eager limit is the segment's; the shared copy (shm_share.c) needs
+     * single copy too.  With more ranks than cores a step costs a turn of
+     * the scheduler, which no protocol term describes: priced with the
+     * rendezvous there, choices moved to more steps of eager messages and
+     * got slower (docs/perf/transport-model.md), so the papers' model
+     * stays. */
+    if (!t->oversubscribed) {
+        t->base.rndv_bytes = (double)h->eager_max;
+        t->base.share_bytes = t->cma ? (double)t->share_min : 0;
+    }
     *out = &t->base;
     return IC_OK;
 fail:
