@@ -649,8 +649,8 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
     nm.gamma = m->gamma;
     nm.delta = m->delta;
     nm.beta_net = m->beta_net;
-    if (has_rndv)
-        nm.rndv_alpha = m->rndv_alpha;
+    /* A caller compiled before rndv_alpha existed gets the default. */
+    nm.rndv_alpha = has_rndv ? m->rndv_alpha : ic_model_default().rndv_alpha;
     nm.rndv_bytes = comm->base_model.rndv_bytes; /* the transport's, not the caller's */
     nm.share_bytes = comm->base_model.share_bytes;
     comm->model = nm; /* as given: no levels */
