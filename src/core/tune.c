@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #define TUNE_NKEYS 7
-#define TUNE_NREQ 4 /* the keys ic_tune_write always writes */
+#define TUNE_NREQ 4 /* the keys ic_tune_write always writes, and rndv_alpha */
+#define TUNE_RNDV 6 /* rndv_alpha's index */
 #define TUNE_MAX_VALUE 1e3 /* seconds; the bound of ic_comm_set_model */
 
 /* net_alpha, net_beta: the network level of a job across hosts (docs/mpi.md);
@@ -239,6 +240,14 @@ static void write_comment(FILE *f, const char *comment)
     }
 }
 
+/* The network level (net_alpha, net_beta) is written only when known
+ * (non-zero); rndv_alpha always, since 0 is a measured value too (a file
+ * without it leaves the default in place). */
+static bool optional_unset(ic_model_t *m, int k)
+{
+    return k >= TUNE_NREQ && k != TUNE_RNDV && *model_field(m, k) == 0;
+}
+
 ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *comment)
 {
     if (!path || !*path)
@@ -247,8 +256,8 @@ ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *com
         return ic_set_error(IC_ERR_ARG, "ic_tune_write: m is NULL");
     ic_model_t mm = *m;
     for (int k = 0; k < TUNE_NKEYS; k++) {
-        if (k >= TUNE_NREQ && *model_field(&mm, k) == 0)
-            continue; /* the network level, rndv_alpha: written only when known */
+        if (optional_unset(&mm, k))
+            continue;
         const char *problem = value_problem(k, *model_field(&mm, k));
         if (problem)
             return ic_set_error(IC_ERR_ARG, "ic_tune_write: %s = %g %s", tune_keys[k],
@@ -285,7 +294,7 @@ ic_status_t ic_tune_write(const char *path, const ic_model_t *m, const char *com
                "# reducing n bytes n*gamma, copying n bytes n*delta\n"
                "# (seconds, seconds per byte)\n");
     for (int k = 0; k < TUNE_NKEYS; k++) {
-        if (k >= TUNE_NREQ && *model_field(&mm, k) == 0)
+        if (optional_unset(&mm, k))
             continue;
         char num[40];
         format_exact(num, sizeof num, *model_field(&mm, k));

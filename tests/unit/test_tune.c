@@ -173,6 +173,15 @@ static void test_rndv_alpha(void)
     ic_model_t back = {.alpha = 1};
     CHECK(ic_tune_read(p, &back) == IC_OK && back.rndv_alpha == r.rndv_alpha,
           "rndv_alpha round trip: %g", back.rndv_alpha);
+    /* A measured 0 is written, and read back over a non-zero default. */
+    ic_model_t zero = r;
+    zero.rndv_alpha = 0;
+    path_in(p, sizeof p, "rndv_zero.conf");
+    CHECK(ic_tune_write(p, &zero, NULL) == IC_OK, "write rndv_alpha 0: %s", ic_last_error());
+    back = base;
+    back.rndv_alpha = 1e-6;
+    CHECK(ic_tune_read(p, &back) == IC_OK && back.rndv_alpha == 0,
+          "rndv_alpha 0 round trip: %g", back.rndv_alpha);
     path_in(p, sizeof p, "rndv_neg.conf");
     write_text(p, "rndv_alpha = -1e-6\n");
     r = base;
