@@ -78,7 +78,7 @@ endforeach()
 
 # intercom-tune under mpirun, measuring the network level too (docs/mpi.md).
 foreach(impl ${IC_MPI_IMPLS})
-  add_executable(intercom-tune-mpi-${impl} tools/intercom_tune.c)
+  add_executable(intercom-tune-mpi-${impl} tools/intercom_tune.c tools/tune_fit.c)
   target_compile_definitions(intercom-tune-mpi-${impl} PRIVATE IC_TUNE_MPI)
   target_link_libraries(intercom-tune-mpi-${impl} PRIVATE intercom_mpi_${impl}_internal m)
   install(TARGETS intercom-tune-mpi-${impl} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
