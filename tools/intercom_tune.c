@@ -8,10 +8,12 @@
  *               message, so a round trip is a bcast from rank 0 followed by
  *               one from rank 1.  Per size (8 B .. 16 MiB) rank 0 times
  *               each round trip with CLOCK_MONOTONIC; the one-way time is
- *               half the median.  time(n) = alpha + n*beta is fitted to the
- *               medians by least squares on the relative residuals
- *               (weights 1/t^2), so the 8-byte and the 16-MiB points count
- *               alike instead of the large sizes deciding alone.
+ *               half the median.  time(n) = alpha + n*beta (+ rndv_alpha
+ *               above the transport's eager limit, n*beta/2 from its
+ *               shared-copy size; tune_fit.c) is fitted to the medians by
+ *               least squares on the relative residuals (weights 1/t^2),
+ *               so the 8-byte and the 16-MiB points count alike instead of
+ *               the large sizes deciding alone.
  *  gamma        ic_reduce_predefined(IC_OP_SUM, IC_FLOAT) over 8 MiB, per
  *               byte of the vector; double and int32 are printed too.
  *  delta        memcpy of 8 MiB, per byte.
