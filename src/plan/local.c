@@ -1,4 +1,5 @@
 /* local.c — executing a plan's local steps (COPY, REDUCE; JOIN does nothing). */
+#include "base/copy.h"
 #include "plan/plan.h"
 
 #include <string.h>
@@ -9,7 +10,11 @@ void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *s
     if (s->kind == IC_STEP_JOIN)
         return;
     if (s->kind == IC_STEP_COPY) {
-        memmove(dst, src, s->bytes);
+        /* Large copies stream (base/copy.h); overlapping ones move. */
+        if (dst + s->bytes <= src || src + s->bytes <= dst)
+            ic_copy(dst, src, s->bytes);
+        else
+            memmove(dst, src, s->bytes);
         return;
     }
     size_t count = s->bytes / ic_datatype_size(pl->dtype);

@@ -14,6 +14,10 @@
  *   recv:     rank 1 posts a 1 MiB receive and cancels it before rank 0
  *             sends; afterwards rank 0's send, and more traffic, must not
  *             write into the cancelled receive's buffer.
+ *   stream:   withdraw with IC_SHM_STREAM_MIN=65536 (the message goes
+ *             through the bulk buffer, not single copy): the receive must
+ *             fail, not wait for chunks, and leave its buffer intact; the
+ *             next 1 MiB message on the pair (single copy now) arrives.
  * Single copy only (the gates guard process_vm_readv); without it the
  * test says so and passes the receive case alone.
  */
@@ -74,6 +78,55 @@ static int withdraw_rank(int rank, int p, const char *name, void *arg)
         if (cma && st != IC_OK)
             t->ops->cancel(t, &req);
         flag[1] = 1;
+    }
+    free(buf);
+    t->ops->close(t);
+    return rc;
+}
+
+static int stream_rank(int rank, int p, const char *name, void *arg)
+{
+    volatile int *flag = ((cancel_arg_t *)arg)->flag;
+    setenv("IC_SHM_STREAM_MIN", "65536", 1);
+    ic_transport_t *t = open_rank(name, rank, p);
+    int cma = ic_shm_single_copy(t);
+    unsigned char *buf = malloc(BIG);
+    ic_tx_req_t req;
+    int rc = 0;
+    if (rank == 0) {
+        memset(buf, 0x11, BIG);
+        t->ops->isend(t, 1, mkkey(9, 4, 0), buf, BIG, &req);
+        t->ops->progress(t);
+        t->ops->cancel(t, &req);
+        memset(buf, 0x22, BIG);
+        flag[0] = 1;
+        wait_flag(&flag[1], 1);
+        t->ops->isend(t, 1, mkkey(9, 5, 0), buf, BIG, &req);
+        if (finish_one(t, &req) != IC_OK) {
+            printf("  stream: the message after the withdrawn one failed: %s\n", ic_last_error());
+            rc = 1;
+        }
+    } else {
+        memset(buf, 0x33, BIG);
+        wait_flag(&flag[0], 1);
+        t->ops->irecv(t, 0, mkkey(9, 4, 0), buf, BIG, &req);
+        ic_status_t st = cma ? finish_one(t, &req) : IC_ERR_REVOKED;
+        if (st == IC_OK || st == IC_ERR_TIMEOUT || !all_bytes(buf, BIG, 0x33)) {
+            printf("  stream: the receive %s and its buffer %s\n",
+                   st == IC_OK ? "succeeded" : st == IC_ERR_TIMEOUT ? "hung" : "failed",
+                   all_bytes(buf, BIG, 0x33) ? "is intact" : "was written");
+            rc = 1;
+        } else {
+            printf("  stream: %s\n", cma ? ic_last_error() : "no single copy: not applicable");
+        }
+        if (cma && st != IC_OK)
+            t->ops->cancel(t, &req);
+        flag[1] = 1;
+        t->ops->irecv(t, 0, mkkey(9, 5, 0), buf, BIG, &req);
+        if (finish_one(t, &req) != IC_OK || !all_bytes(buf, BIG, 0x22)) {
+            printf("  stream: the message after the withdrawn one did not arrive whole\n");
+            rc = 1;
+        }
     }
     free(buf);
     t->ops->close(t);
@@ -150,7 +203,7 @@ int main(void)
     if (flag == MAP_FAILED)
         return 1;
     cancel_arg_t a = {flag};
-    shm_rank_fn fns[3] = {withdraw_rank, self_rank, recv_rank};
-    const char *names[3] = {"withdraw", "self", "recv"};
-    return run_pair_cases("test_shm_cancel", 3, names, fns, &a, flag) ? 1 : 0;
+    shm_rank_fn fns[4] = {withdraw_rank, self_rank, recv_rank, stream_rank};
+    const char *names[4] = {"withdraw", "self", "recv", "stream"};
+    return run_pair_cases("test_shm_cancel", 4, names, fns, &a, flag) ? 1 : 0;
 }

@@ -161,6 +161,7 @@ typedef struct shm_req {
                      * sender's gate */
     uint64_t remote; /* shared receive: the sender's buffer, in its address space */
     uint8_t kind, state, chunked;
+    uint8_t streamed; /* moved through the bulk buffer with streaming copies (shm_rndv.c) */
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
                "shm_req_t must fit in the backend's part of ic_tx_req_t");
@@ -241,6 +242,7 @@ typedef struct shm_transport {
     uint32_t ncma_sends; /* single-copy sends to other ranks in flight (gates open) */
     uint32_t nrecvs;     /* receives in flight */
     uint64_t share_min;  /* messages of at least this many bytes are copied by both sides */
+    uint64_t stream_min; /* messages of at least this many bytes stream (shm_rndv.c; 0: never) */
     uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */
     shm_notice_t *notices; /* notices received: the calls that fail here */
@@ -365,6 +367,10 @@ void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
  * 0 never). */
 uint64_t ic_shm_share_min(void);
+/* The size from which a message to another rank streams, or 0 (shm_rndv.c). */
+uint64_t ic_shm_stream_min(bool oversubscribed);
+/* Whether the sender streams r (decided once, when its RTS goes out). */
+bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r);
 /* IC_SHM_SHARE_PIECES_PER_CALL: the most pieces of one transfer a progress
  * call copies (default 0: as many as it can claim; tests set 1 to walk a
  * shared copy through its states). */

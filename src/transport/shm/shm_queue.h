@@ -62,8 +62,9 @@ typedef struct shm_rts {
     uint64_t addr;   /* the sender's buffer, in the sender's address space */
     uint64_t xfer;   /* transfer id, unique per sender, never 0 */
     uint32_t ticket; /* single copy: the sender's read gate (shm_rndv.c) */
-    uint32_t pad;
+    uint32_t mode;   /* SHM_RTS_STREAM: through the bulk buffer, whatever the job's protocol */
 } shm_rts_t;
+#define SHM_RTS_STREAM 1u
 
 typedef struct shm_qctl {
     _Alignas(64) _Atomic uint64_t head;

@@ -58,13 +58,41 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include "base/copy.h"
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+
+#define STREAM_MIN_DEFAULT (16u << 20) /* IC_SHM_STREAM_MIN */
+
+uint64_t ic_shm_stream_min(bool oversubscribed)
+{
+    /* Streaming needs the sender and the receiver copying at once. */
+    if (oversubscribed)
+        return 0;
+    const char *v = getenv("IC_SHM_STREAM_MIN");
+    if (v && *v && v[0] != '-') {
+        char *end;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (*end == '\0')
+            return (uint64_t)n;
+    }
+    return STREAM_MIN_DEFAULT;
+}
+
+bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r)
+{
+    /* A pair broken by a cancelled chunked transfer takes single copy. */
+    return t->stream_min > 0 && r->bytes >= t->stream_min && r->peer != t->base.rank &&
+           (!t->cma ||
+            !atomic_load_explicit(&shm_seg_bulk_ctl(&t->seg, t->base.rank, r->peer)->broken,
+                                  memory_order_relaxed));
+}
 
 int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
 {
@@ -248,7 +276,7 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
         finish_sender(t, s, rts->xfer, IC_ERR_TRANSPORT);
         return;
     }
-    if (s == t->base.rank || t->cma) {
+    if (s == t->base.rank || (t->cma && rts->mode != SHM_RTS_STREAM)) {
         _Atomic uint64_t *g = NULL;
         ic_status_t st = gate_enter(t, s, rts, &g);
         if (st != IC_OK) { /* withdrawn: the sender waits for nothing */
@@ -261,7 +289,7 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
             return;
         }
         if (s == t->base.rank) {
-            memcpy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
+            ic_copy(r->buf, (const void *)(uintptr_t)rts->addr, r->bytes);
         } else {
             pid_t pid = (pid_t)atomic_load(&t->seg.ranks[s].pid);
             st = ic_shm_cma_copy(pid, s, r->buf, rts->addr, r->bytes, false);
@@ -283,6 +311,7 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
     }
     r->xfer = rts->xfer;
     r->state = SHM_RQ_MATCHED;
+    r->streamed = rts->mode == SHM_RTS_STREAM;
     r->chunked = 1;
     t->nchunked++;
     shm_list_push(&t->peers[s].grants, r);
@@ -311,6 +340,17 @@ void ic_shm_rndv_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st
             return;
         }
     /* Not found: the send was cancelled after a failure. */
+}
+
+/* Streamed transfers copy with non-temporal stores on both sides: the
+ * slot goes to memory instead of bouncing its lines between the cores'
+ * caches, and the receive buffer is not read before it is written. */
+static void chunk_copy(const shm_req_t *r, void *dst, const void *src, size_t n)
+{
+    if (r->streamed)
+        ic_copy_stream(dst, src, n);
+    else
+        memcpy(dst, src, n);
 }
 
 static uint64_t chunks_of(const shm_transport_t *t, size_t bytes)
@@ -359,8 +399,8 @@ static int send_chunks(shm_transport_t *t, int j)
         }
         size_t off = (size_t)(done * h->chunk);
         size_t n = r->bytes - off < h->chunk ? r->bytes - off : h->chunk;
-        memcpy(data + (size_t)(P->produced % h->nchunks) * h->chunk,
-               (const unsigned char *)r->buf + off, n);
+        chunk_copy(r, data + (size_t)(P->produced % h->nchunks) * h->chunk,
+                   (const unsigned char *)r->buf + off, n);
         P->produced++;
         done++;
         atomic_store_explicit(&c->produced, P->produced, memory_order_release);
@@ -400,8 +440,8 @@ static int recv_chunks(shm_transport_t *t, int s)
         while (done < total && P->consumed != produced) {
             size_t off = (size_t)(done * h->chunk);
             size_t n = r->bytes - off < h->chunk ? r->bytes - off : h->chunk;
-            memcpy((unsigned char *)r->buf + off,
-                   data + (size_t)(P->consumed % h->nchunks) * h->chunk, n);
+            chunk_copy(r, (unsigned char *)r->buf + off,
+                       data + (size_t)(P->consumed % h->nchunks) * h->chunk, n);
             P->consumed++;
             done++;
             atomic_store_explicit(&c->consumed, P->consumed, memory_order_release);

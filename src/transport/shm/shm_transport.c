@@ -153,7 +153,10 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
 /* Takes r out of whatever list holds it and finishes it with st.  A
  * chunked transfer caught midway leaves the pair's bulk buffer in an
  * unknown state: the pair is marked broken, and later chunked transfers
- * on it fail (shm_rndv.c). */
+ * on it fail (shm_rndv.c).  So does a streamed send withdrawn before its
+ * grant was seen (the receiver may have granted it already and would wait
+ * for chunks that never come); the pair's later large messages take
+ * single copy instead (ic_shm_streams). */
 void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
 {
     shm_peer_t *P = &t->peers[r->peer];
@@ -169,6 +172,8 @@ void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
     case SHM_RQ_RNDV:
         ic_shm_list_remove(&P->rndv, r);
         ic_shm_ticket_revoke(t, r); /* no peer reads the buffer after this */
+        if (r->streamed && t->cma)
+            ic_shm_rndv_break(t, t->base.rank, r->peer);
         break;
     case SHM_RQ_MATCHED:
         ic_shm_list_remove(&P->grants, r);
@@ -355,6 +360,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->share_min = ic_shm_share_min();
     t->share_per_call = ic_shm_share_pieces_per_call();
     t->oversubscribed = ic_shm_oversubscribed(size);
+    t->stream_min = ic_shm_stream_min(t->oversubscribed);
     t->next_xfer = 1;
     t->force_scan = 1;
     t->peers = calloc((size_t)size, sizeof(*t->peers));
