@@ -29,5 +29,5 @@ void ic_step_run_local(const ic_plan_t *pl, const ic_step_t *s, unsigned char *s
     /* dst = dst (op) src for a non-commutative op (or with exact sides):
      * compute into src (which the plan lets us clobber), then copy back. */
     apply(pl->op, pl->dtype, dst, src, count);
-    memcpy(dst, src, s->bytes);
+    ic_copy(dst, src, s->bytes);
 }

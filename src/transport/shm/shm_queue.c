@@ -5,6 +5,7 @@
  * load of head; the consumer's reads are finished before a release store
  * of tail, which the producer acquires before it overwrites those cells.
  */
+#include "base/copy.h"
 #include "transport/shm/shm_queue.h"
 
 #include <string.h>
@@ -30,9 +31,9 @@ static void ring_put(const shm_qend_t *e, uint64_t pos, const void *src, size_t 
     size_t bytes = (size_t)e->ncells * SHM_CELL;
     size_t at = (size_t)(pos & (bytes - 1));
     size_t first = n < bytes - at ? n : bytes - at;
-    memcpy(e->ring + at, src, first);
+    ic_copy(e->ring + at, src, first);
     if (first < n)
-        memcpy(e->ring, (const unsigned char *)src + first, n - first);
+        ic_copy(e->ring, (const unsigned char *)src + first, n - first);
 }
 
 static void ring_get(const shm_qend_t *e, uint64_t pos, void *dst, size_t n)
@@ -40,9 +41,9 @@ static void ring_get(const shm_qend_t *e, uint64_t pos, void *dst, size_t n)
     size_t bytes = (size_t)e->ncells * SHM_CELL;
     size_t at = (size_t)(pos & (bytes - 1));
     size_t first = n < bytes - at ? n : bytes - at;
-    memcpy(dst, e->ring + at, first);
+    ic_copy(dst, e->ring + at, first);
     if (first < n)
-        memcpy((unsigned char *)dst + first, e->ring, n - first);
+        ic_copy((unsigned char *)dst + first, e->ring, n - first);
 }
 
 int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)

@@ -350,7 +350,7 @@ static void chunk_copy(const shm_req_t *r, void *dst, const void *src, size_t n)
     if (r->streamed)
         ic_copy_stream(dst, src, n);
     else
-        memcpy(dst, src, n);
+        ic_copy(dst, src, n);
 }
 
 static uint64_t chunks_of(const shm_transport_t *t, size_t bytes)

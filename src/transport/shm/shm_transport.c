@@ -33,6 +33,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include "base/copy.h"
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
@@ -139,7 +140,7 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
             ic_shm_complete(t, r, ic_shm_size_mismatch(r, u->len));
         } else {
             if (bytes > 0)
-                memcpy(buf, u->data, bytes);
+                ic_copy(buf, u->data, bytes);
             ic_shm_complete(t, r, IC_OK);
         }
         ic_shm_ux_release(t, u);
