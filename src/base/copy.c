@@ -104,7 +104,7 @@ void ic_copy_large(void *dst, const void *src, size_t n)
         return;
     }
     size_t ahead = (size_t)(((uintptr_t)dst - (uintptr_t)src) & 4095u);
-    if (ahead != 0 && ahead < 128)
+    if (ahead != 0 && ahead < 32)
         copy_loop(dst, src, n);
     else
         memcpy(dst, src, n);

@@ -5,20 +5,20 @@
  * overlap), avoiding two slow cases of this machine's memcpy:
  *
  *  - Short distance.  From 2112 bytes up to about the L2 size glibc copies
- *    with rep movsb, which on these AMD cores runs up to 25 times slower
- *    when the destination is 1 to 63 bytes ahead of the source modulo a
- *    page: 4 KiB in 1.1 us instead of 42 ns, 64 KiB in 18.8 us instead of
- *    1.1 us (docs/perf/copy.md).  Where dst and src fall is up to the
- *    caller's buffers and the queue cell a message gets, so about one
- *    message in thirty hit it, and a copy between two user buffers, for a
- *    whole run.  ic_copy takes a loop of 16-byte loads and stores when
- *    (dst - src) mod 4096 is between 1 and 127.
+ *    with rep movsb, which on these AMD cores is slow when the destination
+ *    is a few bytes ahead of the source modulo a page: 8 bytes ahead, 4 KiB
+ *    take 1.1 us instead of 42 ns and 64 KiB 19 us instead of 1.2 us; 16
+ *    and 24 bytes ahead about twice the time (bench/copy_micro.c,
+ *    docs/perf/copy.md).  Where dst and src fall is up to the caller's
+ *    buffers and the queue cell a message gets.  ic_copy takes a loop of
+ *    16-byte loads and stores when (dst - src) mod 4096 is between 1 and
+ *    31; from 32 on memcpy is as fast or faster.
  *  - Large copies.  From IC_COPY_STREAM_MIN bytes (default 16 MiB; 0 turns
  *    it off) it writes dst with non-temporal stores, which go to memory
- *    without first reading the destination's lines: a third less memory
- *    traffic.  glibc streams only above a threshold it derives from the
- *    shared cache size the processor reports, which on this virtual
- *    machine is 320 MiB.  One 64 MiB copy: 3.4 ms streamed, 4.9 ms with
+ *    without first reading the destination's lines.  glibc streams only
+ *    above a threshold it derives from the shared cache size the processor
+ *    reports; on this virtual machine that is 240 MiB (ld.so
+ *    --list-diagnostics: non_temporal_threshold 0xf000000).  One 64 MiB copy: 3.4 ms streamed, 4.9 ms with
  *    memcpy; two at once on the two cores: 3.8 ms against 9.5 ms.  Below
  *    the threshold memcpy is faster because a repeated copy stays in the
  *    cache.
