@@ -62,6 +62,34 @@ ic_status_t ic_parse_flag(const char *name, const char *v, int *out)
     return IC_OK;
 }
 
+ic_status_t ic_parse_bytes(const char *name, const char *v, unsigned long long *out)
+{
+    size_t n = v ? strlen(v) : 0;
+    bool digits = n > 0 && n <= 19;
+    for (size_t i = 0; digits && i < n; i++)
+        digits = isdigit((unsigned char)v[i]) != 0;
+    if (!digits)
+        return ic_set_error(IC_ERR_ARG,
+                            "ic_init: %s='%.64s' is not a number of bytes (plain decimal digits)",
+                            name, v ? v : "(null)");
+    unsigned long long x = strtoull(v, NULL, 10);
+    if (x > IC_ENV_BYTES_MAX)
+        return ic_set_error(IC_ERR_ARG, "ic_init: %s='%.64s' is out of range (0 to 2^62 bytes)",
+                            name, v);
+    *out = x;
+    return IC_OK;
+}
+
+ic_status_t ic_env_bytes(const char *name, unsigned long long dflt, unsigned long long *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        *out = dflt;
+        return IC_OK;
+    }
+    return ic_parse_bytes(name, v, out);
+}
+
 ic_status_t ic_env_seconds(const char *name, double max_s, double dflt, double *out)
 {
     const char *v = getenv(name);
@@ -93,6 +121,12 @@ ic_status_t ic_env_read(ic_env_t *env)
         st = ic_env_flag("IC_SHM_NO_CMA", 0, &env->no_cma);
     if (st == IC_OK)
         st = ic_env_flag("IC_REPRODUCIBLE", 0, &env->reproducible);
+    static const char *const sizes[] = {"IC_SHM_SHARE_MIN", "IC_SHM_STREAM_MIN",
+                                        "IC_COPY_STREAM_MIN"};
+    for (size_t i = 0; st == IC_OK && i < sizeof sizes / sizeof *sizes; i++) {
+        unsigned long long unused;
+        st = ic_env_bytes(sizes[i], 0, &unused);
+    }
     return st;
 }
 

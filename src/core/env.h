@@ -18,9 +18,15 @@ ic_status_t ic_env_seconds(const char *name, double max_s, double dflt, double *
 /* A switch: unset or empty gives dflt; "0" and "1" are the values. */
 ic_status_t ic_env_flag(const char *name, int dflt, int *out);
 
+/* A size in bytes: plain decimal digits, at most IC_ENV_BYTES_MAX.  Unset
+ * or empty: *out = dflt. */
+#define IC_ENV_BYTES_MAX (1ull << 62)
+ic_status_t ic_env_bytes(const char *name, unsigned long long dflt, unsigned long long *out);
+
 /* The same checks on a string (tests and fuzzers call these directly). */
 ic_status_t ic_parse_seconds(const char *name, const char *v, double max_s, double *out);
 ic_status_t ic_parse_flag(const char *name, const char *v, int *out);
+ic_status_t ic_parse_bytes(const char *name, const char *v, unsigned long long *out);
 
 /* The settings ic_init takes from the environment, every one checked. */
 typedef struct ic_env {
@@ -29,6 +35,8 @@ typedef struct ic_env {
     int explain;    /* IC_EXPLAIN */
     int no_cma;     /* IC_SHM_NO_CMA (checked here; the transport reads it when it opens) */
     int reproducible; /* IC_REPRODUCIBLE */
+    /* IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_COPY_STREAM_MIN: checked here,
+     * read where they are used (the transport, base/copy.c). */
 } ic_env_t;
 ic_status_t ic_env_read(ic_env_t *env);
 

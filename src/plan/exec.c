@@ -14,8 +14,10 @@
  */
 #include "plan/exec.h"
 
+#include "base/dtype.h"
 #include "base/status.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,9 +132,30 @@ static unsigned char *addr(ic_exec_t *x, ic_loc_t l)
     return x->buf[l.buf] ? x->buf[l.buf] + l.off : NULL;
 }
 
+/* A long copy or reduction runs in pieces of about LOCAL_PIECE bytes with
+ * a transport progress call between them while messages are in flight: a
+ * streamed send (shm_rndv.c) moves only inside transport calls, so the
+ * receiver would otherwise wait out the whole local step (a 2-rank scatter
+ * of 64 MiB blocks copies the root's own block meanwhile). */
+#define LOCAL_PIECE ((size_t)1 << 20)
+
 static void run_local(ic_exec_t *x, const ic_step_t *s)
 {
-    ic_step_run_local(&x->plan, s, addr(x, s->src), addr(x, s->dst));
+    unsigned char *src = addr(x, s->src), *dst = addr(x, s->dst);
+    size_t unit = s->kind == IC_STEP_REDUCE ? ic_datatype_size(x->plan.dtype) : 1;
+    size_t piece = unit ? LOCAL_PIECE / unit * unit : 0;
+    bool apart = src && dst && (dst + s->bytes <= src || src + s->bytes <= dst);
+    if (x->nactive == 0 || s->kind == IC_STEP_JOIN || piece == 0 || s->bytes < 2 * piece ||
+        !apart) {
+        ic_step_run_local(&x->plan, s, src, dst);
+        return;
+    }
+    ic_step_t part = *s;
+    for (size_t off = 0; off < s->bytes; off += piece) {
+        part.bytes = s->bytes - off < piece ? s->bytes - off : piece;
+        ic_step_run_local(&x->plan, &part, src + off, dst + off);
+        (void)x->t->ops->progress(x->t); /* an error shows in the next test */
+    }
 }
 
 static ic_status_t post(ic_exec_t *x, uint32_t i)

@@ -1,5 +1,6 @@
 /*
- * fuzz_env.c — IC_TIMEOUT, the IC_* switches and the bootstrap variables
+ * fuzz_env.c — IC_TIMEOUT, the IC_* switches, the byte sizes
+ * (IC_SHM_STREAM_MIN and its kind) and the bootstrap variables
  * (IC_SHM_NAME, IC_RANK, IC_SIZE) on arbitrary bytes.  The input is split
  * at newlines into up to three strings.  Invariants: a value accepted is
  * in its documented range; an error always has a message naming the
@@ -36,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(isfinite(x) && x >= 0 && x <= 1e9);
     else
         FUZZ_ASSERT(strstr(ic_last_error(), "IC_TIMEOUT") != NULL);
+    unsigned long long bytes = 0;
+    if (ic_parse_bytes("IC_SHM_STREAM_MIN", buf, &bytes) == IC_OK)
+        FUZZ_ASSERT(bytes <= IC_ENV_BYTES_MAX && buf[0] >= '0' && buf[0] <= '9');
+    else
+        FUZZ_ASSERT(strstr(ic_last_error(), "IC_SHM_STREAM_MIN") != NULL);
     int f = -1;
     if (ic_parse_flag("IC_CHECK", buf, &f) == IC_OK)
         FUZZ_ASSERT(f == 0 || f == 1);

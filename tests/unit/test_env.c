@@ -1,0 +1,47 @@
+/*
+ * test_env.c — the byte-size variables ic_init checks (core/env.c):
+ * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN and IC_COPY_STREAM_MIN take plain
+ * decimal digits up to 2^62; anything else fails ic_env_read with
+ * IC_ERR_ARG and a message naming the variable and the value.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "core/env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+    static const char *const good[] = {"0", "16777216", "4611686018427387904", "007"};
+    static const unsigned long long want[] = {0, 16777216, 1ull << 62, 7};
+    for (int i = 0; i < 4; i++) {
+        unsigned long long x = 1;
+        ic_status_t st = ic_parse_bytes("IC_SHM_STREAM_MIN", good[i], &x);
+        CHECK(st == IC_OK && x == want[i], "'%s': status %d, %llu", good[i], (int)st, x);
+    }
+    static const char *const bad[] = {"",     "-1",  "1e6", "16M", "0x10", " 8", "8 ",
+                                      "4611686018427387905", "99999999999999999999"};
+    for (int i = 0; i < 9; i++) {
+        unsigned long long x = 5;
+        ic_status_t st = ic_parse_bytes("IC_SHM_STREAM_MIN", bad[i], &x);
+        CHECK(st == IC_ERR_ARG && x == 5 && strstr(ic_last_error(), "IC_SHM_STREAM_MIN"),
+              "'%s' accepted or not named: %s", bad[i], ic_last_error());
+    }
+    static const char *const vars[] = {"IC_SHM_SHARE_MIN", "IC_SHM_STREAM_MIN",
+                                       "IC_COPY_STREAM_MIN"};
+    ic_env_t env;
+    CHECK(ic_env_read(&env) == IC_OK, "unset variables: %s", ic_last_error());
+    for (int i = 0; i < 3; i++) {
+        setenv(vars[i], "16MiB", 1);
+        ic_status_t st = ic_env_read(&env);
+        CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), vars[i]) &&
+                  strstr(ic_last_error(), "16MiB"),
+              "%s=16MiB: status %d, '%s'", vars[i], (int)st, ic_last_error());
+        setenv(vars[i], "1048576", 1);
+        CHECK(ic_env_read(&env) == IC_OK, "%s=1048576: %s", vars[i], ic_last_error());
+        unsetenv(vars[i]);
+    }
+    printf("test_env: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
