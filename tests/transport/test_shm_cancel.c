@@ -18,6 +18,11 @@
  *             through the bulk buffer, not single copy): the receive must
  *             fail, not wait for chunks, and leave its buffer intact; the
  *             next 1 MiB message on the pair (single copy now) arrives.
+ *   mixed:    with IC_SHM_STREAM_MIN=2 MiB rank 0 posts a 1 MiB single-copy
+ *             send A, a 4 MiB streamed send D and a 4 MiB streamed send B,
+ *             and cancels B (the pair breaks); D fails on both sides, but
+ *             A, waiting for its FIN in the same list as D, must arrive
+ *             and complete.
  * Single copy only (the gates guard process_vm_readv); without it the
  * test says so and passes the receive case alone.
  */
@@ -133,6 +138,66 @@ static int stream_rank(int rank, int p, const char *name, void *arg)
     return rc;
 }
 
+static int mixed_rank(int rank, int p, const char *name, void *arg)
+{
+    volatile int *flag = ((cancel_arg_t *)arg)->flag;
+    setenv("IC_SHM_STREAM_MIN", "2097152", 1);
+    ic_transport_t *t = open_rank(name, rank, p);
+    int cma = ic_shm_single_copy(t);
+    size_t big = 4u << 20;
+    unsigned char *a = malloc(BIG), *d = malloc(big), *b = malloc(big);
+    ic_tx_req_t ra, rd, rb;
+    int rc = 0;
+    if (rank == 0) {
+        memset(a, 0x5a, BIG);
+        memset(d, 0x6b, big);
+        memset(b, 0x7c, big);
+        t->ops->isend(t, 1, mkkey(9, 6, 0), a, BIG, &ra);
+        t->ops->isend(t, 1, mkkey(9, 7, 0), d, big, &rd);
+        t->ops->isend(t, 1, mkkey(9, 8, 0), b, big, &rb);
+        t->ops->progress(t);
+        t->ops->cancel(t, &rb);
+        flag[4] = 1;
+        ic_status_t sa = finish_one(t, &ra), sd = cma ? finish_one(t, &rd) : IC_ERR_TRANSPORT;
+        if (sa != IC_OK || sd == IC_OK || sd == IC_ERR_TIMEOUT) {
+            printf("  mixed: single-copy send %s, streamed send on the broken pair %s\n",
+                   sa == IC_OK ? "completed" : "failed",
+                   sd == IC_OK ? "completed" : sd == IC_ERR_TIMEOUT ? "hung" : "failed");
+            rc = 1;
+        }
+        if (sd != IC_OK)
+            t->ops->cancel(t, &rd);
+        wait_flag(&flag[5], 1);
+    } else {
+        memset(a, 0, BIG);
+        wait_flag(&flag[4], 1);
+        t->ops->irecv(t, 0, mkkey(9, 6, 0), a, BIG, &ra);
+        ic_status_t sa = finish_one(t, &ra);
+        ic_status_t sd = IC_ERR_TRANSPORT;
+        if (cma) {
+            t->ops->irecv(t, 0, mkkey(9, 7, 0), d, big, &rd);
+            sd = finish_one(t, &rd);
+            if (sd != IC_OK)
+                t->ops->cancel(t, &rd);
+        }
+        if (sa != IC_OK || !all_bytes(a, BIG, 0x5a) || sd == IC_OK || sd == IC_ERR_TIMEOUT) {
+            printf("  mixed: the single-copy message %s, the streamed one %s\n",
+                   sa == IC_OK && all_bytes(a, BIG, 0x5a) ? "arrived" : "did not arrive whole",
+                   sd == IC_OK ? "arrived" : sd == IC_ERR_TIMEOUT ? "hung" : "failed");
+            rc = 1;
+        } else {
+            printf("  mixed: the single-copy message arrived; %s\n",
+                   cma ? ic_last_error() : "no single copy: only A checked");
+        }
+        flag[5] = 1;
+    }
+    free(a);
+    free(d);
+    free(b);
+    t->ops->close(t);
+    return rc;
+}
+
 static int self_rank(int rank, int p, const char *name, void *arg)
 {
     (void)arg;
@@ -203,7 +268,7 @@ int main(void)
     if (flag == MAP_FAILED)
         return 1;
     cancel_arg_t a = {flag};
-    shm_rank_fn fns[4] = {withdraw_rank, self_rank, recv_rank, stream_rank};
-    const char *names[4] = {"withdraw", "self", "recv", "stream"};
-    return run_pair_cases("test_shm_cancel", 4, names, fns, &a, flag) ? 1 : 0;
+    shm_rank_fn fns[5] = {withdraw_rank, self_rank, recv_rank, stream_rank, mixed_rank};
+    const char *names[5] = {"withdraw", "self", "recv", "stream", "mixed"};
+    return run_pair_cases("test_shm_cancel", 5, names, fns, &a, flag) ? 1 : 0;
 }

@@ -152,7 +152,9 @@ void ic_shm_rndv_break(shm_transport_t *t, int from, int to)
     ic_shm_ring(&t->seg, from == t->base.rank ? to : from);
 }
 
-/* Fails every chunked transfer of pair from -> to that this rank holds. */
+/* Fails every chunked transfer of pair from -> to that this rank holds
+ * (the single-copy sends to the same peer, waiting in the same list for
+ * their FIN, are not affected). */
 static int fail_broken(shm_transport_t *t, int peer, int sending)
 {
     shm_peer_t *P = &t->peers[peer];
@@ -165,10 +167,17 @@ static int fail_broken(shm_transport_t *t, int peer, int sending)
             ic_shm_complete(t, q, broken_error(t, t->base.rank, peer));
             ev++;
         }
-        while ((q = P->rndv.head)) {
-            shm_list_unlink(&P->rndv, NULL, q);
-            ic_shm_complete(t, q, broken_error(t, t->base.rank, peer));
-            ev++;
+        shm_req_t *prev = NULL;
+        for (q = P->rndv.head; q;) {
+            shm_req_t *next = q->next;
+            if (q->chunked) {
+                shm_list_unlink(&P->rndv, prev, q);
+                ic_shm_complete(t, q, broken_error(t, t->base.rank, peer));
+                ev++;
+            } else {
+                prev = q;
+            }
+            q = next;
         }
     } else {
         shm_req_t *q;
