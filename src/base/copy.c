@@ -13,6 +13,7 @@
 #include "base/copy.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,27 @@ size_t ic_copy_stream_min(void)
     return v;
 }
 
+#ifdef IC_HAVE_STREAM
+/* Copies whole 64-byte lines with unaligned 16-byte loads and either
+ * non-temporal stores (d 16-byte aligned) or plain unaligned stores, then
+ * the tail with memcpy; inlined with stream constant. */
+static inline void copy_lines(unsigned char *d, const unsigned char *s, size_t n, bool stream)
+{
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i v[4];
+        for (int k = 0; k < 4; k++)
+            v[k] = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * k));
+        for (int k = 0; k < 4; k++) {
+            if (stream)
+                _mm_stream_si128((__m128i *)(void *)(d + 16 * k), v[k]);
+            else
+                _mm_storeu_si128((__m128i *)(void *)(d + 16 * k), v[k]);
+        }
+    }
+    memcpy(d, s, n);
+}
+#endif
+
 void ic_copy_stream(void *dst, const void *src, size_t n)
 {
 #ifdef IC_HAVE_STREAM
@@ -57,41 +79,8 @@ void ic_copy_stream(void *dst, const void *src, size_t n)
     d += head;
     s += head;
     n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-        _mm_stream_si128((__m128i *)(void *)d, a);
-        _mm_stream_si128((__m128i *)(void *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(void *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(void *)(d + 48), e);
-    }
-    if (n)
-        memcpy(d, s, n);
+    copy_lines(d, s, n, true);
     _mm_sfence();
-#else
-    memcpy(dst, src, n);
-#endif
-}
-
-/* Copies with plain vector loads and stores (no rep movsb). */
-static void copy_loop(void *dst, const void *src, size_t n)
-{
-#ifdef IC_HAVE_STREAM
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-        _mm_storeu_si128((__m128i *)(void *)d, a);
-        _mm_storeu_si128((__m128i *)(void *)(d + 16), b);
-        _mm_storeu_si128((__m128i *)(void *)(d + 32), c);
-        _mm_storeu_si128((__m128i *)(void *)(d + 48), e);
-    }
-    memcpy(d, s, n);
 #else
     memcpy(dst, src, n);
 #endif
@@ -103,9 +92,12 @@ void ic_copy_large(void *dst, const void *src, size_t n)
         ic_copy_stream(dst, src, n);
         return;
     }
+#ifdef IC_HAVE_STREAM
     size_t ahead = (size_t)(((uintptr_t)dst - (uintptr_t)src) & 4095u);
-    if (ahead != 0 && ahead < 32)
-        copy_loop(dst, src, n);
-    else
-        memcpy(dst, src, n);
+    if (ahead != 0 && ahead < 32) {
+        copy_lines(dst, src, n, false); /* no rep movsb */
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
 }
