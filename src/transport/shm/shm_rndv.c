@@ -53,7 +53,18 @@
  * every chunked transfer on that pair fails with IC_ERR_TRANSPORT
  * ("broken by an earlier failed call") instead of mixing up chunks.
  *
- * A message to oneself is copied with memcpy directly in both modes.
+ * Streamed (from IC_SHM_STREAM_MIN bytes, default 16 MiB, only when every
+ * rank has a core of its own).  With single copy in use, a large message
+ * to another rank goes the chunked way instead, both sides copying with
+ * non-temporal stores (base/copy.h): process_vm_readv copies at about a
+ * third of a streamed copy's rate on the machines measured
+ * (docs/perf/copy.md).  The sender decides per message and marks its RTS
+ * (SHM_RTS_STREAM); the receiver follows the mark.  A streamed send
+ * withdrawn before its grant was seen breaks the pair (shm_transport.c,
+ * ic_shm_cancel), after which the pair's large messages take single copy
+ * again; a broken pair fails only its chunked transfers.
+ *
+ * A message to oneself is copied directly (ic_copy) in every mode.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
