@@ -14,7 +14,11 @@
  * collectives restarted 100 times with new data.  IC_TEST_SAMPLED=1 (the
  * sanitizer stage, scripts/sanitize.sh) leaves out the 1 MiB cases above
  * P = 4: the Release stage runs them, and P <= 4 runs them under the
- * sanitizers.
+ * sanitizers.  IC_TEST_LARGE_COUNT=N adds a count of N bytes per message
+ * to the forced-algorithm pass (test_real_stream_p2 sets 3 MiB + 5 with
+ * IC_SHM_STREAM_MIN and IC_COPY_STREAM_MIN at 64 KiB: every large message
+ * streams, large copies use non-temporal stores, and local steps of 2 MiB
+ * and more run in pieces between transport progress calls).
  */
 #include "harness.h"
 #include "select/catalog.h"
@@ -179,9 +183,13 @@ int main(int argc, char **argv)
     check_transport_facts(world, p);
     size_t ncat;
     const ic_algo_t *cat = ic_catalog(&ncat);
-    const size_t counts[] = {0, 1, 7, (1u << 20) + 3};
+    size_t counts[] = {0, 1, 7, (1u << 20) + 3, 0};
     const char *sampled_env = getenv("IC_TEST_SAMPLED");
     int ncounts = sampled_env && sampled_env[0] == '1' && p > 4 ? 3 : 4; /* counts[0..ncounts) */
+    const char *large_env = getenv("IC_TEST_LARGE_COUNT");
+    int nforced = ncounts; /* the forced-algorithm pass may take one more */
+    if (large_env && atol(large_env) > 1000)
+        counts[nforced++] = (size_t)atol(large_env);
     unsigned seed = 100;
     for (size_t a = 0; a < ncat; a++) {
         const char *algo = p <= 8 ? cat[a].name : NULL;
@@ -193,7 +201,7 @@ int main(int argc, char **argv)
             continue;
         if (algo && (cat[a].flags & IC_ALGO_PHYS))
             continue; /* needs a placement: below */
-        for (int ci = 0; ci < ncounts; ci++)
+        for (int ci = 0; ci < nforced; ci++)
             for (int ip = 0; ip < (coll_in_place_ok(cat[a].coll) ? 2 : 1); ip++) {
                 tcase_t c = make(cat[a].coll, algo, p, counts[ci], seed++);
                 c.in_place = ip;
