@@ -364,6 +364,9 @@ void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r);
 void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);
 
 /* shm_share.c */
+/* A non-negative integer from the environment, or dflt (ic_init has
+ * checked the IC_SHM_* sizes already; core/env.c). */
+uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
  * 0 never). */
 uint64_t ic_shm_share_min(void);

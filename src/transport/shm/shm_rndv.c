@@ -75,7 +75,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -84,16 +83,7 @@
 uint64_t ic_shm_stream_min(bool oversubscribed)
 {
     /* Streaming needs the sender and the receiver copying at once. */
-    if (oversubscribed)
-        return 0;
-    const char *v = getenv("IC_SHM_STREAM_MIN");
-    if (v && *v && v[0] != '-') {
-        char *end;
-        unsigned long long n = strtoull(v, &end, 10);
-        if (*end == '\0')
-            return (uint64_t)n;
-    }
-    return STREAM_MIN_DEFAULT;
+    return oversubscribed ? 0 : ic_shm_env_u64("IC_SHM_STREAM_MIN", STREAM_MIN_DEFAULT);
 }
 
 bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r)

@@ -57,8 +57,7 @@
 #define PIECE_MIN (64u << 10)
 #define PIECE_MAX (2u << 20)
 
-/* A non-negative integer from the environment, or dflt. */
-static uint64_t env_u64(const char *name, uint64_t dflt)
+uint64_t ic_shm_env_u64(const char *name, uint64_t dflt)
 {
     const char *v = getenv(name);
     if (!v || !*v)
@@ -70,12 +69,12 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 
 uint64_t ic_shm_share_min(void)
 {
-    return env_u64("IC_SHM_SHARE_MIN", SHARE_MIN_DEFAULT);
+    return ic_shm_env_u64("IC_SHM_SHARE_MIN", SHARE_MIN_DEFAULT);
 }
 
 uint32_t ic_shm_share_pieces_per_call(void)
 {
-    return (uint32_t)env_u64("IC_SHM_SHARE_PIECES_PER_CALL", 0);
+    return (uint32_t)ic_shm_env_u64("IC_SHM_SHARE_PIECES_PER_CALL", 0);
 }
 
 static pid_t pid_of(const shm_transport_t *t, int rank)
