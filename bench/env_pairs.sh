@@ -13,6 +13,11 @@
 #
 # ENV_A and ENV_B are space-separated NAME=VALUE lists ("" for none); sizes
 # as intercom-bench reads them (total bytes; K, M suffixes); --sync window.
+# With BUILD_B=DIR set, B runs that build's intercom-run and intercom-bench
+# instead: two builds side by side (an old commit against a new one,
+# docs/perf/oversubscribed.md):
+#
+#   BUILD_B=build bench/env_pairs.sh /tmp/old/build 4 "" "" bcast,reduce 512K,2M 5
 set -euo pipefail
 build=${1:?usage: env_pairs.sh BUILD_DIR P ENV_A ENV_B COLLS SIZES [REPS]}
 p=${2:?}
@@ -24,16 +29,20 @@ reps=${7:-7}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 
+build_b=${BUILD_B:-$build}
+
 run_under() { # label envs rep
+    local dir=$build
+    [[ $1 == B ]] && dir=$build_b
     # shellcheck disable=SC2086
-    env $2 "$build/intercom-run" -n "$p" "$build/intercom-bench" -c "$colls" --sizes "$sizes" \
+    env $2 "$dir/intercom-run" -n "$p" "$dir/intercom-bench" -c "$colls" --sizes "$sizes" \
         --iters 10 --warmup 2 --sync window 2>/dev/null |
         awk -v l="$1" -v r="$3" '$1 !~ /^#/ && $1 != "collective" { print l, r, $1, $2, $4 }' >>"$raw"
 }
 
 echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window"
-echo "# A: ${env_a:-(defaults)}"
-echo "# B: ${env_b:-(defaults)}"
+echo "# A: ${env_a:-(defaults)}${BUILD_B:+, build $build}"
+echo "# B: ${env_b:-(defaults)}${BUILD_B:+, build $build_b}"
 for ((r = 0; r < reps; r++)); do
     if ((r % 2 == 0)); then
         run_under A "$env_a" "$r"; run_under B "$env_b" "$r"

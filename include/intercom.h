@@ -362,9 +362,14 @@ typedef struct ic_model_params {
      * share_bytes is copied by both ends at once, at half the per-byte
      * time (shared memory with a core per rank). */
     double rndv_bytes, share_bytes;
+    /* Read-only, the transport's: the processors the ranks share when they
+     * outnumber them (shared memory, IC_SHM_CORES or the online
+     * processors), 0 with a core per rank.  A pipeline with more members
+     * is not cut into segments (docs/perf/oversubscribed.md). */
+    double cores;
 } ic_model_params_t;
 #define IC_PORTS_ALL 0x7fffffff
-#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Sets comm's model (every value finite and >= 0, alpha > 0); later calls
  * choose with it.  Local: every rank should set the same values.  m->size

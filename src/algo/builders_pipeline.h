@@ -36,7 +36,11 @@ size_t ic_pipe_units(size_t count, size_t es);
  * The real optimum is rounded to whichever neighbouring integer gives the
  * smaller time (m-1 + k-1)*(alpha + n/k*rate), then clamped to
  * [1, min(granules, IC_PIPE_MAX_SEGMENTS)]; m <= 2 gives 1, count 0 gives 0,
- * alpha <= 0 gives the upper clamp.  Pure: no plan, no allocation. */
+ * alpha <= 0 gives the upper clamp.  m > md->cores (> 0: more members than
+ * the processors they share) gives 1: the stages cannot run at once, and
+ * handing segments on through the scheduler made a 4-rank chain on 2
+ * cores 1.5-3x slower than one message per hop
+ * (docs/perf/oversubscribed.md).  Pure: no plan, no allocation. */
 int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model_t *md);
 
 /* A cut of the vector into k segments (bytes): segment s at off[s],

@@ -43,7 +43,41 @@ typedef struct ic_model {
      * (0: no such protocol), rndv_alpha from the tune file or the
      * defaults.  All 0 in the papers' model and in the simulator. */
     double rndv_alpha, rndv_bytes, share_bytes;
+    /* The processors the ranks share when they outnumber them (shared
+     * memory with more ranks than cores: the transport's, like
+     * rndv_bytes; 0: a core per rank, and always in the papers' model and
+     * the simulator).  A pipeline with more members than cores cannot run
+     * its stages at once: it is not cut into segments (ic_pipe_segments);
+     * an exchange step of all ranks takes ceil(ranks/cores) times its
+     * per-byte time (ic_model_crowd; docs/perf/oversubscribed.md). */
+    double cores;
 } ic_model_t;
+
+/* True when ranks ranks running at once would outnumber m's cores. */
+static inline int ic_model_crowded(const ic_model_t *m, double ranks)
+{
+    return m->cores > 0 && ranks > m->cores;
+}
+
+/* The model of a step in which ranks ranks copy and combine at once (an
+ * exchange: rings, recursive doubling, pairwise, dissemination): with more
+ * of them than cores, the cores serve their copies in ceil(ranks / cores)
+ * waves (a rank runs its copy through once it has a core), so every
+ * per-byte time (beta, gamma, delta) is that many times longer.  alpha
+ * stays: scaled too, it moved allreduce and allgather of 1-8 KiB at 3-8
+ * ranks on 2 cores to trees that were 1.13-1.26x slower
+ * (docs/perf/oversubscribed.md).  m itself otherwise. */
+static inline ic_model_t ic_model_crowd(const ic_model_t *m, double ranks)
+{
+    ic_model_t r = *m;
+    if (ic_model_crowded(m, ranks)) {
+        double f = (double)(long)(ranks / m->cores - 1e-9) + 1; /* ceil, fractional cores too */
+        r.beta *= f;
+        r.gamma *= f;
+        r.delta *= f;
+    }
+    return r;
+}
 
 /* What a message of bytes bytes costs beyond alpha + bytes*beta where the
  * transport has an eager limit: above it the rendezvous start-up, up to

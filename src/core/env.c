@@ -110,6 +110,10 @@ ic_status_t ic_env_flag(const char *name, int dflt, int *out)
     return ic_parse_flag(name, v, out);
 }
 
+static long decimal(const char *v, long lo, long hi);
+
+long ic_parse_cores(const char *v) { return decimal(v, 1, IC_ENV_CORES_MAX); }
+
 ic_status_t ic_env_read(ic_env_t *env)
 {
     ic_status_t st = ic_env_seconds("IC_TIMEOUT", 1e9, 0, &env->timeout);
@@ -127,6 +131,11 @@ ic_status_t ic_env_read(ic_env_t *env)
         unsigned long long unused;
         st = ic_env_bytes(sizes[i], 0, &unused);
     }
+    const char *cores = getenv("IC_SHM_CORES");
+    if (st == IC_OK && cores && *cores && ic_parse_cores(cores) < 0)
+        st = ic_set_error(IC_ERR_ARG,
+                          "ic_init: IC_SHM_CORES='%.32s' is not a count of cores in 1..%d", cores,
+                          IC_ENV_CORES_MAX);
     return st;
 }
 

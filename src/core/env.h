@@ -27,6 +27,10 @@ ic_status_t ic_env_bytes(const char *name, unsigned long long dflt, unsigned lon
 ic_status_t ic_parse_seconds(const char *name, const char *v, double max_s, double *out);
 ic_status_t ic_parse_flag(const char *name, const char *v, int *out);
 ic_status_t ic_parse_bytes(const char *name, const char *v, unsigned long long *out);
+/* IC_SHM_CORES: a plain decimal in 1..IC_ENV_CORES_MAX, or -1 (the shm
+ * transport reads it, IC_SHM_CORES_MAX, the same bound). */
+#define IC_ENV_CORES_MAX 65536
+long ic_parse_cores(const char *v);
 
 /* The settings ic_init takes from the environment, every one checked. */
 typedef struct ic_env {

@@ -65,8 +65,9 @@ static double c_bcast_sag(const ic_coll_args_t *a, int p, const ic_model_t *m)
     double *ready = calloc((size_t)p, sizeof(double));
     double t = -1;
     if (len && ready) {
+        ic_model_t ring = ic_model_crowd(m, p); /* every member copies at once */
         ic_cost_mst_scatter(NULL, p, a->root, len, m, ready);
-        t = ic_cost_ring_allgather(p, len, ready, m, NULL);
+        t = ic_cost_ring_allgather(p, len, ready, &ring, NULL);
     }
     free(len);
     free(ready);
@@ -89,7 +90,8 @@ static double reduce_rs_gather(const ic_coll_args_t *a, int p, const ic_model_t 
     double *done = malloc(sizeof(double) * (size_t)p * 2);
     double t = -1;
     if (len && done) {
-        rs(p, len, m, done, done + p);
+        ic_model_t ring = ic_model_crowd(m, p); /* every member copies at once */
+        rs(p, len, &ring, done, done + p);
         t = ic_cost_mst_gather(NULL, p, a->root, len, done, done + p, m);
     }
     free(len);
@@ -119,8 +121,9 @@ static double allreduce_rs_ag(const ic_coll_args_t *a, int p, const ic_model_t *
     double *done = malloc(sizeof(double) * (size_t)p);
     double t = -1;
     if (len && done) {
-        rs(p, len, m, done, NULL);
-        t = ic_cost_ring_allgather(p, len, done, m, NULL);
+        ic_model_t ring = ic_model_crowd(m, p); /* every member copies at once */
+        rs(p, len, &ring, done, NULL);
+        t = ic_cost_ring_allgather(p, len, done, &ring, NULL);
     }
     free(len);
     free(done);
@@ -194,7 +197,8 @@ static double c_gather_dist(const ic_coll_args_t *a, int p, const ic_model_t *m)
 static double c_allgather_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = block_lens(a, p);
-    double t = len ? ic_cost_ring_allgather(p, len, NULL, m, NULL) : -1;
+    ic_model_t ring = ic_model_crowd(m, p);
+    double t = len ? ic_cost_ring_allgather(p, len, NULL, &ring, NULL) : -1;
     free(len);
     return t;
 }
@@ -215,7 +219,8 @@ static double c_allgather_gb(const ic_coll_args_t *a, int p, const ic_model_t *m
 static double c_rs_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = block_lens(a, p);
-    double t = len ? ic_cost_ring_reduce_scatter(p, len, m, NULL, NULL) : -1;
+    ic_model_t ring = ic_model_crowd(m, p);
+    double t = len ? ic_cost_ring_reduce_scatter(p, len, &ring, NULL, NULL) : -1;
     free(len);
     return t;
 }
@@ -223,7 +228,8 @@ static double c_rs_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)
 static double c_rs_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = block_lens(a, p);
-    double t = len ? ic_cost_direct_reduce_scatter(p, len, m, NULL, NULL) : -1;
+    ic_model_t ring = ic_model_crowd(m, p);
+    double t = len ? ic_cost_direct_reduce_scatter(p, len, &ring, NULL, NULL) : -1;
     free(len);
     return t;
 }
@@ -257,7 +263,8 @@ static double c_alltoall(const ic_coll_args_t *a, int p, const ic_model_t *m)
     }
     for (int k = 0; k < p; k++)
         len[k] = bytes_of(a, b);
-    double t = ic_cost_pairwise(p, len, m);
+    ic_model_t all = ic_model_crowd(m, p);
+    double t = ic_cost_pairwise(p, len, &all);
     free(len);
     return t;
 }
@@ -270,7 +277,8 @@ static double c_barrier(const ic_coll_args_t *a, int p, const ic_model_t *m)
 
 static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return ic_cost_scan(p, bytes_of(a, a->count), a->coll == IC_COLL_EXSCAN, m);
+    ic_model_t all = ic_model_crowd(m, p);
+    return ic_cost_scan(p, bytes_of(a, a->count), a->coll == IC_COLL_EXSCAN, &all);
 }
 
 /* ---- the table ------------------------------------------------------------ */

@@ -4,7 +4,9 @@
  * quadrant_alltoall.c) under the papers' model; local copies (delta) are
  * not priced, as in cost.h.  Every rank of these plans sends and receives
  * one message of the same length per step (quadrant: every rank of a
- * stage, and one token between stages), so the steps add up exactly.
+ * stage, and one token between stages), so the steps add up exactly;
+ * with more ranks than cores each step's bytes cost p / cores times more
+ * (ic_model_crowd).
  */
 #include "algo/builders_alltoall.h"
 
@@ -17,6 +19,8 @@ static size_t block_bytes(const ic_coll_args_t *a)
 
 double ic_cost_alltoall_bruck(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
+    ic_model_t all = ic_model_crowd(m, p); /* every rank, every step */
+    m = &all;
     size_t b = block_bytes(a);
     double t = 0;
     if (b == 0)
@@ -36,6 +40,8 @@ double ic_cost_alltoall_bruck(const ic_coll_args_t *a, int p, const ic_model_t *
  * known here). */
 double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
+    ic_model_t all = ic_model_crowd(m, p); /* every rank, every step */
+    m = &all;
     size_t b = block_bytes(a);
     if (a->coll == IC_COLL_ALLTOALLV) {
         const size_t *c = a->in_place || !a->scounts ? a->rcounts : a->scounts;
@@ -54,6 +60,8 @@ double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m)
 
 double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
+    ic_model_t all = ic_model_crowd(m, p); /* every rank, every step */
+    m = &all;
     size_t b = block_bytes(a);
     ic_mesh_t line = ic_mesh_line(p);
     const ic_mesh_t *mesh = a->mesh && ic_mesh_size(a->mesh) == p ? a->mesh : &line;
@@ -74,6 +82,8 @@ double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
  * has its links to itself and moves at max(beta, beta_net) per byte. */
 double ic_cost_alltoall_quadrant(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
+    ic_model_t all = ic_model_crowd(m, p); /* every rank, every step */
+    m = &all;
     size_t b = block_bytes(a);
     bool own = a->mesh && ic_mesh_size(a->mesh) == p;
     int side = own ? ic_quadrant_side(a->mesh) : ic_quadrant_side_of(p);
@@ -104,6 +114,8 @@ static double avg_block(const ic_coll_args_t *a, int p)
  * blocks, left out when they carry nothing. */
 double ic_cost_alltoallv_bruck(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
+    ic_model_t all = ic_model_crowd(m, p); /* every rank, every step */
+    m = &all;
     double b = avg_block(a, p), t = 0;
     for (int dist = 1; dist < p; dist *= 2) {
         long moved = 0;
@@ -118,6 +130,8 @@ double ic_cost_alltoallv_bruck(const ic_coll_args_t *a, int p, const ic_model_t 
 
 double ic_cost_alltoallv_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
+    ic_model_t all = ic_model_crowd(m, p); /* every rank, every step */
+    m = &all;
     double b = avg_block(a, p), t = 0;
     ic_mesh_t line = ic_mesh_line(p);
     const ic_mesh_t *mesh = a->mesh && ic_mesh_size(a->mesh) == p ? a->mesh : &line;

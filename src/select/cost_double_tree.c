@@ -34,6 +34,10 @@ double ic_cost_bcast_double_tree(const ic_coll_args_t *a, int p, const ic_model_
     size_t bytes = a->count * ic_datatype_size(a->dtype);
     if (p <= 1 || bytes == 0)
         return 0;
+    /* Both trees send at once: more members copy at once than in one
+     * tree; priced as every member (ic_model_crowd). */
+    ic_model_t crowd = ic_model_crowd(m, p);
+    m = &crowd;
     int ports = m->ports > 1 ? m->ports : 1;
     double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra_oneway(m, (double)bytes);
     return subtree_done(ic_ceil_log2(p), 0, 0, msg, ports);

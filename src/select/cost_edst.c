@@ -199,6 +199,9 @@ double ic_cost_bcast_edst(const ic_coll_args_t *a, int p, const ic_model_t *m)
     size_t es = ic_args_esize(a);
     if (d == 1) /* one tree, one message: the MST broadcast's sum, to the bit */
         return ic_cost_mst_bcast(p, a->count * es, m);
+    /* The d trees keep every member copying at once (ic_model_crowd). */
+    ic_model_t crowd = ic_model_crowd(m, p);
+    m = &crowd;
     double seg_bb[32], longest = 0;
     for (int j = 0; j < d; j++) {
         size_t len = a->count / (size_t)d + ((size_t)j < a->count % (size_t)d);

@@ -54,6 +54,27 @@ static ic_model_t ring_model(const ic_sched_t *s, int t, const ic_model_t *m)
 
 typedef enum { ST_GATHER_RING, ST_RS_RING, ST_SCATTER, ST_GATHER } stage_kind_t;
 
+/* The model of a tree that runs in places places at once (the rings of
+ * one stage, or a short ring's MSTs in every member the earlier rings
+ * reached): each has cores / places of the cores, so its rounds are
+ * crowded (cost_tree.c) as all of them together are. */
+static ic_model_t in_places(const ic_model_t *m, double places)
+{
+    ic_model_t r = *m;
+    if (r.cores > 0 && places > 1)
+        r.cores /= places;
+    return r;
+}
+
+/* The members the rings before position j of the order span. */
+static double places_before(const ic_sched_t *s, int j)
+{
+    double n = 1;
+    for (int i = 0; i < j; i++)
+        n *= s->ring[s->order[i]].size;
+    return n;
+}
+
 /* Cost of split stage k of kind kind: the slowest of its slabs.  With
  * monotone pieces (an even partition: the first count % P pieces are one
  * element longer; or equal blocks) the first slab is the slowest, since
@@ -63,6 +84,8 @@ static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root
 {
     int t = s->order[k], n = s->ring[t].size;
     ic_model_t rm = ring_model(s, t, model);
+    if (kind == ST_SCATTER || kind == ST_GATHER)
+        rm = in_places(&rm, places_before(s, k));
     const ic_model_t *m = &rm;
     long w = ic_sched_slab_pieces(s, k + 1), W = ic_sched_slab_pieces(s, k),
          P = ic_sched_pieces(s);
@@ -100,9 +123,15 @@ static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root
     return worst;
 }
 
-static double stages_cost(const ic_sched_t *s, stage_kind_t kind, int root, const size_t *poff,
-                          bool monotone, const ic_model_t *m)
+/* The split stages of a schedule of p ranks.  In a ring stage every rank
+ * copies at once: with more ranks than cores its bytes cost p / cores
+ * times more (ic_model_crowd); a tree stage keeps m. */
+static double stages_cost(const ic_sched_t *s, int p, stage_kind_t kind, int root,
+                          const size_t *poff, bool monotone, const ic_model_t *m)
 {
+    ic_model_t crowd = ic_model_crowd(m, p);
+    if (kind == ST_GATHER_RING || kind == ST_RS_RING)
+        m = &crowd;
     double t = 0;
     for (int k = 0; k < s->nsplit; k++)
         t += stage_cost(s, k, kind, root, poff, monotone, m);
@@ -148,6 +177,7 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
     for (int j = s->nsplit; j < s->nrings; j++) {
         int t = s->order[j];
         ic_model_t rm = ring_model(s, t, m);
+        rm = in_places(&rm, places_before(s, j));
         short_bcast += ic_cost_mst_bcast(s->ring[t].size, piece, &rm);
         short_reduce += ic_cost_mst_reduce(s->ring[t].size,
                                            ic_sched_view(s, t, a->root, true).me, piece, &rm);
@@ -155,26 +185,26 @@ double ic_cost_mesh_sched(const ic_coll_args_t *a, int p, const ic_sched_t *s,
     double t = 0;
     switch (a->coll) {
     case IC_COLL_BCAST:
-        t = stages_cost(s, ST_SCATTER, a->root, poff, mono, m) + short_bcast +
-            stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
+        t = stages_cost(s, p, ST_SCATTER, a->root, poff, mono, m) + short_bcast +
+            stages_cost(s, p, ST_GATHER_RING, 0, poff, mono, m);
         break;
     case IC_COLL_REDUCE:
-        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + short_reduce +
-            stages_cost(s, ST_GATHER, a->root, poff, mono, m);
+        t = stages_cost(s, p, ST_RS_RING, 0, poff, mono, m) + short_reduce +
+            stages_cost(s, p, ST_GATHER, a->root, poff, mono, m);
         break;
     case IC_COLL_ALLREDUCE:
-        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m) + stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
+        t = stages_cost(s, p, ST_RS_RING, 0, poff, mono, m) + stages_cost(s, p, ST_GATHER_RING, 0, poff, mono, m);
         for (int j = s->nsplit; j < s->nrings; j++) {
-            ic_model_t rm = ring_model(s, s->order[j], m);
+            ic_model_t crowd = ic_model_crowd(m, p), rm = ring_model(s, s->order[j], &crowd);
             t += ic_cost_ring_allreduce(s->ring[s->order[j]].size, piece, &rm);
         }
         break;
     case IC_COLL_ALLGATHER:
     case IC_COLL_ALLGATHERV:
-        t = stages_cost(s, ST_GATHER_RING, 0, poff, mono, m);
+        t = stages_cost(s, p, ST_GATHER_RING, 0, poff, mono, m);
         break;
     default: /* reduce-scatter */
-        t = stages_cost(s, ST_RS_RING, 0, poff, mono, m);
+        t = stages_cost(s, p, ST_RS_RING, 0, poff, mono, m);
         break;
     }
     /* Piece order other than rank order: the blocks are copied once. */

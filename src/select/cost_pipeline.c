@@ -49,8 +49,8 @@ int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model
         return 0;
     size_t units = ic_pipe_units(count, es);
     size_t cap = units < IC_PIPE_MAX_SEGMENTS ? units : IC_PIPE_MAX_SEGMENTS;
-    if (m <= 2)
-        return 1;
+    if (m <= 2 || ic_model_crowded(md, m))
+        return 1; /* more members than cores: the stages cannot overlap */
     if (!(md->alpha > 0))
         return (int)cap;
     double n = (double)count * (double)es;
@@ -131,30 +131,38 @@ double ic_cost_bcast_chain(const ic_coll_args_t *a, int p, const ic_model_t *m)
     return ic_cost_chain_bcast_time(p, a->count, es, k, m);
 }
 
+/* Phase i of DOPL runs the chains of dimension i of every member that
+ * holds the vector: dims[0] * .. * dims[i-1] of them, each with
+ * dims[i] - 1 receivers copying at once (ic_model_crowd). */
 double ic_cost_bcast_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     const ic_model_t *md = ic_pipe_model(a, m);
     ic_mesh_t mesh = ic_pipe_mesh(a, p);
     size_t es = esize(a);
-    double t = 0;
+    double t = 0, holders = 1;
     for (int i = 0; i < mesh.d; i++) {
         int k = ic_pipe_segments(mesh.dims[i], a->count, es, md->beta, md);
-        t += ic_cost_chain_bcast_time(mesh.dims[i], a->count, es, k, m);
+        ic_model_t mc = ic_model_crowd(m, holders * (mesh.dims[i] - 1));
+        t += ic_cost_chain_bcast_time(mesh.dims[i], a->count, es, k, &mc);
+        holders *= mesh.dims[i];
     }
     return t;
 }
 
+/* A reduction chain of dimension mi; senders: the members of all the
+ * chains of its phase that send at once (ic_model_crowd). */
 static double reduce_chain_dim(int mi, int ri, size_t count, size_t es, const ic_model_t *md,
-                               const ic_model_t *m)
+                               const ic_model_t *m, double senders)
 {
     int len = ri == 0 || ri == mi - 1 ? mi : mi + 1;
     int k = ic_pipe_segments(len, count, es, md->beta + md->gamma, md);
-    return ic_cost_chain_reduce_time(mi, ri, count, es, k, m);
+    ic_model_t mc = ic_model_crowd(m, senders);
+    return ic_cost_chain_reduce_time(mi, ri, count, es, k, &mc);
 }
 
 double ic_cost_reduce_chain(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return reduce_chain_dim(p, a->root, a->count, esize(a), ic_pipe_model(a, m), m);
+    return reduce_chain_dim(p, a->root, a->count, esize(a), ic_pipe_model(a, m), m, 1);
 }
 
 double ic_cost_reduce_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m)
@@ -163,12 +171,16 @@ double ic_cost_reduce_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m)
     ic_mesh_t mesh = ic_pipe_mesh(a, p);
     int rc[IC_MESH_MAX_DIMS];
     ic_mesh_coords(&mesh, a->root, rc);
-    double t = 0;
+    /* The reversed broadcast: the chains of dimension i run in
+     * dims[0] * .. * dims[i-1] places at once. */
+    double t = 0, chains = 1;
     for (int i = 0; i < mesh.d; i++) {
-        double ti = reduce_chain_dim(mesh.dims[i], rc[i], a->count, esize(a), md, m);
+        double ti = reduce_chain_dim(mesh.dims[i], rc[i], a->count, esize(a), md, m,
+                                     chains * (mesh.dims[i] - 1));
         if (ti < 0)
             return ti;
         t += ti;
+        chains *= mesh.dims[i];
     }
     return t;
 }
@@ -353,7 +365,9 @@ double ic_cost_bcast_dopl_alt(const ic_coll_args_t *a, int p, const ic_model_t *
      * the full cap took 35 ms for 64 MiB on 16 x 32), above which the
      * thesis formula, within 0.2 % of the simulator for long vectors,
      * prices it. */
+    /* Its pieces keep every member copying at once (ic_model_crowd). */
+    ic_model_t mc = ic_model_crowd(m, p);
     return dopl_alt_time(&mesh, a->root, a->count, es,
-                         ic_dopl_alt_choose(&mesh, a->count, es, md), md, m,
+                         ic_dopl_alt_choose(&mesh, a->count, es, md), md, &mc,
                          (double)IC_DOPL_SELECT_CAP);
 }

@@ -10,6 +10,7 @@
 #include "algo/validate.h"
 #include "base/dtype.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,15 @@ static int shapes_of(const ic_coll_args_t *a, int p, bool user_only, ic_mesh_t *
         return n; /* a physical mesh, or the hosts x ranks of a machine of levels */
     int f = ic_mesh_factorizations(p, 3, out + n, MAX_SHAPES - n);
     return n + (f < MAX_SHAPES - n ? f : MAX_SHAPES - n);
+}
+
+/* Cheaper by more than rounding: sums of the same message times added in
+ * another order (a mesh-aware entry whose schedule is another entry's
+ * plan, e.g. mst_sc with only short rings, the MST) tie, and the first
+ * stays. */
+static bool cheaper(double t, double than)
+{
+    return t < than && (isinf(than) || than - t > 1e-12 * than);
 }
 
 /* The entry's cheapest shape (mesh-aware) or its own cost. */
@@ -52,7 +62,7 @@ static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bo
     for (int i = 0; i < n; i++) {
         b.mesh = &shapes[i];
         double t = al->cost(&b, p, m);
-        if (i == 0 || t < c.cost) {
+        if (i == 0 || cheaper(t, c.cost)) {
             c.cost = t;
             c.mesh = shapes[i];
         }
@@ -93,7 +103,7 @@ int ic_decide(const ic_coll_args_t *a, int p, const ic_algo_t *forced, const ic_
         if (cands && n < maxc)
             cands[n] = c;
         n++;
-        if (!best->al || c.cost < best->cost)
+        if (!best->al || cheaper(c.cost, best->cost))
             *best = c;
     }
     return n;
@@ -183,6 +193,10 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
         APPEND("%s one-way messages from %.0f B copied by both ends (half the beta)",
                a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0 ? ";" : "\n  transport:",
                a->model.share_bytes);
+    if (a->model.cores > 0)
+        APPEND("\n  ranks outnumber the %.0f cores they share: pipelines of more members are not "
+               "cut into segments",
+               a->model.cores);
     static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
         APPEND("\n  level %d (mesh dimension %d, %s): alpha %.3g s, beta %.3g s/B", i, i,

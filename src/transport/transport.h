@@ -142,8 +142,10 @@ struct ic_transport {
     /* Protocol facts the cost model prices (base/model.h, set at open):
      * messages of more than rndv_bytes go by rendezvous; one-way messages
      * of at least share_bytes are copied by both ends.  0: no such
-     * protocol.  The same on every rank of the instance. */
-    double rndv_bytes, share_bytes;
+     * protocol.  cores: the processors the instance's ranks share when
+     * they outnumber them (0: a core per rank).  The same on every rank of
+     * the instance. */
+    double rndv_bytes, share_bytes, cores;
 };
 
 static inline int ic_tx_job_rank(const ic_transport_t *t, int r)

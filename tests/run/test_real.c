@@ -115,9 +115,10 @@ static ic_status_t close_world(ic_comm_t **world)
 }
 
 /* The transport's protocols in the cost model (ic_model_params_t
- * rndv_bytes, share_bytes): the same on every rank (they shape the
+ * rndv_bytes, share_bytes, cores): the same on every rank (they shape the
  * choice); a rendezvous limit between processes with a core each; none
- * when the ranks outnumber the cores, and none across hosts. */
+ * when the ranks outnumber the cores, which cores then counts
+ * (IC_SHM_CORES or the online processors), and none across hosts. */
 static void check_transport_facts(ic_comm_t *world, int p)
 {
     ic_model_params_t m = IC_MODEL_PARAMS_INIT;
@@ -126,11 +127,13 @@ static void check_transport_facts(ic_comm_t *world, int p)
         t.failed++;
         return;
     }
-    double mine[4] = {m.rndv_bytes, m.share_bytes, -m.rndv_bytes, -m.share_bytes}, all[4];
-    if (ic_allreduce(mine, all, 4, IC_DOUBLE, IC_MAX, world) != IC_OK ||
-        all[0] != -all[2] || all[1] != -all[3]) {
-        printf("rank %d FAIL: ranks disagree on the transport's protocols (%g, %g)\n", me,
-               m.rndv_bytes, m.share_bytes);
+    double mine[6] = {m.rndv_bytes,  m.share_bytes,  m.cores,
+                      -m.rndv_bytes, -m.share_bytes, -m.cores},
+           all[6];
+    if (ic_allreduce(mine, all, 6, IC_DOUBLE, IC_MAX, world) != IC_OK ||
+        all[0] != -all[3] || all[1] != -all[4] || all[2] != -all[5]) {
+        printf("rank %d FAIL: ranks disagree on the transport's protocols (%g, %g, %g)\n", me,
+               m.rndv_bytes, m.share_bytes, m.cores);
         t.failed++;
     }
     int nhosts = 1;
@@ -139,16 +142,20 @@ static void check_transport_facts(ic_comm_t *world, int p)
 #endif
     bool ok = true;
     if (nhosts > 1)
-        ok = m.rndv_bytes == 0 && m.share_bytes == 0;
+        ok = m.rndv_bytes == 0 && m.share_bytes == 0 && m.cores == 0;
 #ifndef IC_TEST_MPI
-    else if (p > sysconf(_SC_NPROCESSORS_ONLN))
-        ok = m.rndv_bytes == 0 && m.share_bytes == 0; /* oversubscribed: the papers' model */
-    else if (p > 1)
-        ok = m.rndv_bytes > 0;
+    else {
+        const char *env_cores = getenv("IC_SHM_CORES");
+        long cores = env_cores && *env_cores ? atol(env_cores) : sysconf(_SC_NPROCESSORS_ONLN);
+        if (p > cores) /* oversubscribed: the papers' model, and the cores */
+            ok = m.rndv_bytes == 0 && m.share_bytes == 0 && m.cores == (double)cores;
+        else if (p > 1)
+            ok = m.rndv_bytes > 0 && m.cores == 0;
+    }
 #endif
     if (!ok) {
-        printf("rank %d FAIL: %d ranks on %d hosts: rndv_bytes %g, share_bytes %g\n", me, p,
-               nhosts, m.rndv_bytes, m.share_bytes);
+        printf("rank %d FAIL: %d ranks on %d hosts: rndv_bytes %g, share_bytes %g, cores %g\n",
+               me, p, nhosts, m.rndv_bytes, m.share_bytes, m.cores);
         t.failed++;
     } else {
         t.passed++;

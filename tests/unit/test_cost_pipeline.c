@@ -7,7 +7,8 @@
  * compute unit is slower than the ports; dopl on the meshes 5x7, 3x4x5,
  * 4x4 (every root); and the cost functions equal the headers' closed forms
  * for equal segments (chain: (m-1 + k-1)*(alpha + n/k*beta); reduce:
- * h*c + h'*g + (k-1)*max(c, g); dopl: the paper's sum over dimensions).
+ * h*c + h'*g + (k-1)*max(c, g); dopl: the paper's sum over dimensions);
+ * and with more members than the model's cores, chains are not cut.
  */
 #include "algo/builders_pipeline.h"
 #include "select/catalog.h"
@@ -205,6 +206,34 @@ int main(void)
                 }
             }
         }
+    /* More members than cores (model.cores > 0): one segment, in the plan
+     * (the engine runs it: one message per hop) and in the price, which
+     * is then the store-and-forward sum (p-1)(alpha + n beta); with as
+     * many cores as members the same calls are cut (k > 1). */
+    for (int p = 3; p <= 16; p++)
+        for (int cores = 1; cores <= 4; cores++) {
+            ic_model_t mc = M;
+            mc.cores = cores;
+            size_t n = 20000;
+            double hop = M.alpha + 4.0 * (double)n * M.beta;
+            int want = p > cores ? 1 : ic_pipe_segments(p, n, 4, M.beta, &M);
+            expect_eq(ic_pipe_segments(p, n, 4, M.beta, &mc), want, "segments, cores", p, cores,
+                      n);
+            if (p > cores) {
+                expect_eq(cost_of(bc, p, n, 0, NULL, &mc), (p - 1) * hop, "crowded chain cost", p,
+                          cores, n);
+                expect_eq(simulate(bc, p, n, 0, NULL, &mc), (p - 1) * hop, "crowded chain sim", p,
+                          cores, n);
+                expect_eq(simulate(rc, p, n, 0, NULL, &mc), cost_of(rc, p, n, 0, NULL, &mc),
+                          "crowded reduce chain sim", p, cores, n);
+            }
+            mc.cores = p;
+            expect_eq(ic_pipe_segments(p, n, 4, M.beta, &mc), ic_pipe_segments(p, n, 4, M.beta, &M),
+                      "segments, a core each", p, p, n);
+            if (ic_pipe_segments(p, n, 4, M.beta, &mc) < 2)
+                expect_eq(0, 1, "a core each: still cut", p, p, n);
+        }
+
     printf("engine checks with k > 1: %ld\n", multi);
     if (multi < 200) {
         printf("FAIL: too few pipelined cases\n");

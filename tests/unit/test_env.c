@@ -2,7 +2,8 @@
  * test_env.c — the byte-size variables ic_init checks (core/env.c):
  * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN and IC_COPY_STREAM_MIN take plain
  * decimal digits up to 2^62; anything else fails ic_env_read with
- * IC_ERR_ARG and a message naming the variable and the value.
+ * IC_ERR_ARG and a message naming the variable and the value; and
+ * IC_SHM_CORES takes a count of cores, 1..65536, checked alike.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
@@ -42,6 +43,22 @@ int main(void)
         CHECK(ic_env_read(&env) == IC_OK, "%s=1048576: %s", vars[i], ic_last_error());
         unsetenv(vars[i]);
     }
+    /* IC_SHM_CORES: a count of cores, 1..IC_ENV_CORES_MAX. */
+    static const char *const cores_good[] = {"1", "2", "64", "65536"};
+    for (int i = 0; i < 4; i++) {
+        setenv("IC_SHM_CORES", cores_good[i], 1);
+        CHECK(ic_env_read(&env) == IC_OK && ic_parse_cores(cores_good[i]) == atol(cores_good[i]),
+              "IC_SHM_CORES=%s: %s", cores_good[i], ic_last_error());
+    }
+    static const char *const cores_bad[] = {"0", "-2", "2.5", "two", "65537", " 2", "99999999999"};
+    for (int i = 0; i < 7; i++) {
+        setenv("IC_SHM_CORES", cores_bad[i], 1);
+        ic_status_t st = ic_env_read(&env);
+        CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), "IC_SHM_CORES") &&
+                  strstr(ic_last_error(), cores_bad[i]) && ic_parse_cores(cores_bad[i]) < 0,
+              "IC_SHM_CORES=%s: status %d, '%s'", cores_bad[i], (int)st, ic_last_error());
+    }
+    unsetenv("IC_SHM_CORES");
     printf("test_env: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

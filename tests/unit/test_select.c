@@ -241,6 +241,78 @@ static void check_explain(void)
     ic_finalize(&w);
 }
 
+/* More ranks than cores (ic_model_t.cores, docs/perf/oversubscribed.md):
+ * an exchange's per-byte times are ceil(p / cores) times longer, exactly;
+ * a tree's round only when it has more messages than cores; chains are
+ * not cut; and so a 4-rank
+ * broadcast of 1 MiB on 2 cores takes the MST, where with a core per
+ * rank it takes a pipeline or a scatter + allgather. */
+static ic_coll_args_t crowd_args(ic_coll_t c, size_t count, const ic_model_t *m)
+{
+    ic_coll_args_t a = {0};
+    a.coll = c;
+    a.dtype = IC_FLOAT;
+    a.op = IC_SUM;
+    a.count = count;
+    a.model = *m;
+    return a;
+}
+
+static void check_crowded(void)
+{
+    const ic_model_t base = ic_model_default();
+    static const struct {
+        ic_coll_t coll;
+        const char *name;
+    } exch[] = {{IC_COLL_ALLGATHER, "ring"},
+                {IC_COLL_REDUCE_SCATTER_BLOCK, "ring"},
+                {IC_COLL_ALLREDUCE, "rs_ag"},
+                {IC_COLL_ALLTOALL, "pairwise"},
+                {IC_COLL_ALLTOALL, "bruck"},
+                {IC_COLL_SCAN, "dissemination"},
+                {IC_COLL_ALLGATHER, "dr"}};
+    for (int p = 2; p <= 9; p++)
+        for (size_t e = 0; e < sizeof exch / sizeof exch[0]; e++) {
+            const ic_algo_t *al = ic_catalog_find(exch[e].coll, exch[e].name);
+            ic_model_t crowded = base, slow = base;
+            crowded.cores = 2;
+            double f = p > 2 ? (p + 1) / 2 : 1; /* ceil(p / 2) */
+            slow.beta *= f;
+            slow.gamma *= f;
+            slow.delta *= f;
+            ic_coll_args_t a = crowd_args(exch[e].coll, 50000, &crowded);
+            ic_coll_args_t b = crowd_args(exch[e].coll, 50000, &slow);
+            ic_choice_t cc, cs;
+            ic_decide(&a, p, al, &crowded, &cc, NULL, 0);
+            ic_decide(&b, p, al, &slow, &cs, NULL, 0);
+            CHECK(fabs(cc.cost - cs.cost) <= 1e-9 * cs.cost,
+                  "%s %s p=%d on 2 cores: %.9g, want the per-byte times x%.0f: %.9g",
+                  ic_coll_name(exch[e].coll), exch[e].name, p, cc.cost, f, cs.cost);
+        }
+    for (int p = 3; p <= 9; p++) {
+        ic_model_t crowded = base;
+        crowded.cores = 2;
+        const ic_algo_t *mst = ic_catalog_find(IC_COLL_BCAST, "mst");
+        ic_coll_args_t a = crowd_args(IC_COLL_BCAST, 1 << 18, &crowded);
+        ic_coll_args_t b = crowd_args(IC_COLL_BCAST, 1 << 18, &base);
+        /* Up to 6 members no round of the tree has more than 2 messages;
+         * from 7 on the last one has 3 or 4, which take 2 waves. */
+        double tc = mst->cost(&a, p, &crowded), tb = mst->cost(&b, p, &base);
+        double last = base.alpha + 4.0 * (1 << 18) * base.beta;
+        CHECK(p <= 6 ? tc == tb : fabs(tc - (tb + last - base.alpha)) <= 1e-9 * tb,
+              "bcast mst p=%d on 2 cores: %.9g, with a core each %.9g", p, tc, tb);
+        ic_choice_t ch;
+        ic_decide(&a, p, NULL, &crowded, &ch, NULL, 0);
+        CHECK(strcmp(ch.al->name, "mst") == 0, "bcast of 1 MiB, p=%d on 2 cores: chose %s, not mst",
+              p, ch.al->name);
+    }
+    ic_coll_args_t a = crowd_args(IC_COLL_BCAST, 1 << 18, &base);
+    ic_choice_t ch;
+    ic_decide(&a, 4, NULL, &base, &ch, NULL, 0);
+    CHECK(strcmp(ch.al->name, "mst") != 0,
+          "bcast of 1 MiB, p=4 with a core each: chose mst (the check above is idle)");
+}
+
 /* The catalog lists each collective's entries in one run (one section per
  * collective in catalog_table.c), every collective has an entry, and no
  * name appears twice within a collective. */
@@ -266,6 +338,7 @@ int main(void)
     check_catalog_sections();
     check_strategy_memoises();
     check_explain();
+    check_crowded();
     check_regret();
     printf("worst regret: %.3f %%; predictions equal to the engine: %ld of %ld\n",
            100 * worst_regret, exact, predicted);

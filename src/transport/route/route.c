@@ -319,6 +319,7 @@ ic_status_t ic_route_open(int rank, int size, ic_transport_t *local, const int *
     if (local && nremote == 0) { /* every peer on this host: its protocols */
         t->base.rndv_bytes = local->rndv_bytes;
         t->base.share_bytes = local->share_bytes;
+        t->base.cores = local->cores;
     }
     if (local) {
         local->on_notice = forward_notice;

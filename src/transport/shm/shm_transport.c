@@ -418,6 +418,8 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     if (!t->oversubscribed) {
         t->base.rndv_bytes = (double)h->eager_max;
         t->base.share_bytes = t->cma ? (double)t->share_min : 0;
+    } else { /* pipelines are priced and cut for this many (model.h) */
+        t->base.cores = (double)ic_shm_cores();
     }
     *out = &t->base;
     return IC_OK;

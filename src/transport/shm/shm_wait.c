@@ -327,11 +327,21 @@ out:
     return st;
 }
 
+long ic_shm_cores(void)
+{
+    /* IC_SHM_CORES (checked by ic_init), else the machine's cores, not
+     * this process's affinity: a launcher that binds each rank to its own
+     * core leaves one in the mask. */
+    uint64_t n = ic_shm_env_u64("IC_SHM_CORES", 0);
+    if (n >= 1 && n <= IC_SHM_CORES_MAX)
+        return (long)n;
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c >= 1 ? c : 1;
+}
+
 bool ic_shm_oversubscribed(int nranks)
 {
-    /* The machine's cores, not this process's affinity: a launcher that
-     * binds each rank to its own core leaves one in the mask. */
-    return nranks > sysconf(_SC_NPROCESSORS_ONLN);
+    return nranks > ic_shm_cores();
 }
 
 uint64_t ic_shm_yield_ns(int nranks)
