@@ -194,9 +194,9 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
                a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0 ? ";" : "\n  transport:",
                a->model.share_bytes);
     if (a->model.cores > 0)
-        APPEND("\n  ranks outnumber the %.0f cores they share: pipelines of more members are not "
-               "cut into segments",
-               a->model.cores);
+        APPEND("\n  ranks outnumber the %.0f cores they share: chains are not cut into segments, "
+               "a step in which k ranks copy costs ceil(k/%.0f) times its bytes",
+               a->model.cores, a->model.cores);
     static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
         APPEND("\n  level %d (mesh dimension %d, %s): alpha %.3g s, beta %.3g s/B", i, i,

@@ -309,12 +309,11 @@ ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
  * nranks ranks on this host: 0.2 ms when each can have a core, 0.1 ms
  * when they outnumber the cores (shm_wait.c). */
 uint64_t ic_shm_yield_ns(int nranks);
-/* True when nranks ranks outnumber the machine's cores. */
-/* The cores the host's ranks share: IC_SHM_CORES (1..IC_SHM_CORES_MAX),
- * else the online processors. */
+/* The cores the host's ranks share: IC_SHM_CORES (1..IC_SHM_CORES_MAX,
+ * the bound core/env.c checks), else the online processors. */
 #define IC_SHM_CORES_MAX 65536
 long ic_shm_cores(void);
-/* More ranks than ic_shm_cores(). */
+/* True when nranks ranks outnumber ic_shm_cores(). */
 bool ic_shm_oversubscribed(int nranks);
 void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
