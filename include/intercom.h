@@ -365,7 +365,8 @@ typedef struct ic_model_params {
     /* Read-only, the transport's: the processors the ranks share when they
      * outnumber them (shared memory, IC_SHM_CORES or the online
      * processors), 0 with a core per rank.  A pipeline with more members
-     * is not cut into segments (docs/perf/oversubscribed.md). */
+     * is not cut into segments, and a step in which k ranks copy at once
+     * costs ceil(k / cores) times its bytes (docs/perf/oversubscribed.md). */
     double cores;
 } ic_model_params_t;
 #define IC_PORTS_ALL 0x7fffffff

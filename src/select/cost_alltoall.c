@@ -5,8 +5,8 @@
  * not priced, as in cost.h.  Every rank of these plans sends and receives
  * one message of the same length per step (quadrant: every rank of a
  * stage, and one token between stages), so the steps add up exactly;
- * with more ranks than cores each step's bytes cost p / cores times more
- * (ic_model_crowd).
+ * with more ranks than cores each step's bytes cost ceil(p / cores) times
+ * more (ic_model_crowd).
  */
 #include "algo/builders_alltoall.h"
 

@@ -124,8 +124,9 @@ static double stage_cost(const ic_sched_t *s, int k, stage_kind_t kind, int root
 }
 
 /* The split stages of a schedule of p ranks.  In a ring stage every rank
- * copies at once: with more ranks than cores its bytes cost p / cores
- * times more (ic_model_crowd); a tree stage keeps m. */
+ * copies at once: with more ranks than cores its bytes cost ceil(p /
+ * cores) times more (ic_model_crowd); a tree stage is priced per round,
+ * its cores shared with the stage's other trees (in_places). */
 static double stages_cost(const ic_sched_t *s, int p, stage_kind_t kind, int root,
                           const size_t *poff, bool monotone, const ic_model_t *m)
 {
