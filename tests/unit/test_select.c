@@ -244,9 +244,9 @@ static void check_explain(void)
 /* More ranks than cores (ic_model_t.cores, docs/perf/oversubscribed.md):
  * an exchange's per-byte times are ceil(p / cores) times longer, exactly;
  * a tree's round only when it has more messages than cores; chains are
- * not cut; and so a 4-rank
- * broadcast of 1 MiB on 2 cores takes the MST, where with a core per
- * rank it takes a pipeline or a scatter + allgather. */
+ * not cut; and so a broadcast of 1 MiB on 3 to 9 ranks on 2 cores takes
+ * the MST, where 4 ranks with a core each take a pipeline or a scatter +
+ * allgather. */
 static ic_coll_args_t crowd_args(ic_coll_t c, size_t count, const ic_model_t *m)
 {
     ic_coll_args_t a = {0};
