@@ -140,24 +140,20 @@ static double c_allreduce_dag(const ic_coll_args_t *a, int p, const ic_model_t *
     return allreduce_rs_ag(a, p, m, ic_cost_direct_reduce_scatter);
 }
 
-static double scatter_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, bool data)
+/* The MST scatter or gather, geometric or data-aware split; with the
+ * ranks crowded on fewer cores, its messages one after another
+ * (ic_cost_mst_serial). */
+static double mst_root_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, bool data,
+                            bool gather)
 {
     size_t *len = block_lens(a, p);
     if (!len)
         return -1;
     ic_split_t sp = {IC_SPLIT_DATA, len, m->beta > 0 ? m->alpha / m->beta : 0};
-    double t = ic_cost_mst_scatter(data ? &sp : NULL, p, a->root, len, m, NULL);
-    free(len);
-    return t;
-}
-
-static double gather_cost(const ic_coll_args_t *a, int p, const ic_model_t *m, bool data)
-{
-    size_t *len = block_lens(a, p);
-    if (!len)
-        return -1;
-    ic_split_t sp = {IC_SPLIT_DATA, len, m->beta > 0 ? m->alpha / m->beta : 0};
-    double t = ic_cost_mst_gather(data ? &sp : NULL, p, a->root, len, NULL, NULL, m);
+    const ic_split_t *split = data ? &sp : NULL;
+    double t = ic_model_crowded(m, p) ? ic_cost_mst_serial(split, p, a->root, len, m)
+               : gather               ? ic_cost_mst_gather(split, p, a->root, len, NULL, NULL, m)
+                                      : ic_cost_mst_scatter(split, p, a->root, len, m, NULL);
     free(len);
     return t;
 }
@@ -179,19 +175,19 @@ static double c_direct_root(const ic_coll_args_t *a, int p, const ic_model_t *m)
 
 static double c_scatter_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return scatter_cost(a, p, m, false);
+    return mst_root_cost(a, p, m, false, false);
 }
 static double c_scatter_dist(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return scatter_cost(a, p, m, true);
+    return mst_root_cost(a, p, m, true, false);
 }
 static double c_gather_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return gather_cost(a, p, m, false);
+    return mst_root_cost(a, p, m, false, true);
 }
 static double c_gather_dist(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return gather_cost(a, p, m, true);
+    return mst_root_cost(a, p, m, true, true);
 }
 
 static double c_allgather_ring(const ic_coll_args_t *a, int p, const ic_model_t *m)

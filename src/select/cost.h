@@ -31,6 +31,14 @@ double ic_cost_mst_reduce_split(const ic_split_t *sp, int n, int root, size_t by
 double ic_cost_mst_scatter(const ic_split_t *sp, int n, int root, const size_t *len,
                            const ic_model_t *m, double *arrive);
 
+/* The MST scatter or gather (the same tree, either direction) with the
+ * ranks crowded on fewer cores: its messages priced one after another, as
+ * the cores serve them -- the sum over the tree's edges of alpha + bytes
+ * * beta (docs/perf/oversubscribed.md, "Scatter and gather").  Never below
+ * the direct block's root-port sum, equal to it when no member forwards. */
+double ic_cost_mst_serial(const ic_split_t *sp, int n, int root, const size_t *len,
+                          const ic_model_t *m);
+
 /* MST gather with len[i] bytes from member i; ready (optional) gives the
  * time member i's block is available and its send port free, rfree
  * (optional) the time its receive port is free (NULL: all at 0). */

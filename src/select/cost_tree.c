@@ -174,3 +174,30 @@ double ic_cost_mst_gather(const ic_split_t *sp, int n, int root, const size_t *l
     free(e);
     return t;
 }
+
+/* Every edge below node: alpha + its range's bytes * beta, summed. */
+static double serial_from(const ic_split_t *sp, int n, int root, int node, const size_t *len,
+                          const ic_model_t *m, ic_mst_edge_t *e)
+{
+    int k = children(sp, n, root, node, e);
+    double t = 0;
+    for (int i = 0; i < k; i++) {
+        double bytes = range_bytes(len, e[i].lo, e[i].hi);
+        if (bytes == 0)
+            continue;
+        t += m->alpha + bytes * m->beta + ic_msg_extra_oneway(m, bytes);
+        t += serial_from(sp, n, root, e[i].child, len, m, e + k);
+    }
+    return t;
+}
+
+double ic_cost_mst_serial(const ic_split_t *sp, int n, int root, const size_t *len,
+                          const ic_model_t *m)
+{
+    ic_mst_edge_t *e = malloc(sizeof(*e) * (size_t)n * (size_t)(n + 1));
+    if (!e)
+        return -1;
+    double t = serial_from(sp, n, root, root, len, m, e);
+    free(e);
+    return t;
+}

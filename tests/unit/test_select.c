@@ -313,6 +313,53 @@ static void check_crowded(void)
           "bcast of 1 MiB, p=4 with a core each: chose mst (the check above is idle)");
 }
 
+/* Scatter and gather with more ranks than cores: the MST's messages are
+ * priced one after another (ic_cost_mst_serial), so 4 equal blocks of b
+ * bytes cost 3 alpha + 4 b beta (the root's half is forwarded once), 3
+ * blocks exactly direct's 2 alpha + 2 b beta (no member forwards), and
+ * from 4 ranks on 2 cores every size takes direct, where a core each keeps
+ * the MST. */
+static void check_crowded_rooted(void)
+{
+    const ic_model_t base = ic_model_default();
+    ic_model_t crowded = base;
+    crowded.cores = 2;
+    const double b = 4096;
+    static const ic_coll_t rooted[] = {IC_COLL_SCATTER, IC_COLL_GATHER, IC_COLL_SCATTERV,
+                                       IC_COLL_GATHERV};
+    for (size_t c = 0; c < sizeof rooted / sizeof rooted[0]; c++) {
+        const ic_algo_t *mst = ic_catalog_find(rooted[c], "mst");
+        const ic_algo_t *direct = ic_catalog_find(rooted[c], "direct");
+        ic_coll_args_t a = crowd_args(rooted[c], (size_t)b / 4, &crowded);
+        a.dtype = IC_FLOAT;
+        double t4 = mst->cost(&a, 4, &crowded), t3 = mst->cost(&a, 3, &crowded);
+        double want4 = 3 * base.alpha + 4 * b * base.beta;
+        CHECK(fabs(t4 - want4) <= 1e-9 * want4, "%s mst p=4 on 2 cores: %.9g, want %.9g",
+              ic_coll_name(rooted[c]), t4, want4);
+        CHECK(fabs(t3 - direct->cost(&a, 3, &crowded)) <= 1e-9 * t3,
+              "%s mst p=3 on 2 cores: %.9g, direct %.9g", ic_coll_name(rooted[c]), t3,
+              direct->cost(&a, 3, &crowded));
+        for (int p = 4; p <= 16; p++)
+            for (size_t count = 1; count <= (1u << 20); count *= 32) {
+                ic_coll_args_t x = crowd_args(rooted[c], count, &crowded);
+                for (int root = 0; root < p; root += 3) {
+                    x.root = root;
+                    ic_choice_t ch;
+                    ic_decide(&x, p, NULL, &crowded, &ch, NULL, 0);
+                    CHECK(strcmp(ch.al->name, "direct") == 0,
+                          "%s of %zu floats, p=%d root %d on 2 cores: chose %s, not direct",
+                          ic_coll_name(rooted[c]), count, p, root, ch.al->name);
+                }
+            }
+        ic_coll_args_t y = crowd_args(rooted[c], 1024, &base);
+        ic_choice_t ch;
+        ic_decide(&y, 8, NULL, &base, &ch, NULL, 0);
+        CHECK(strcmp(ch.al->name, "direct") != 0,
+              "%s of 4 KiB, p=8 with a core each: chose direct (the check above is idle)",
+              ic_coll_name(rooted[c]));
+    }
+}
+
 /* The catalog lists each collective's entries in one run (one section per
  * collective in catalog_table.c), every collective has an entry, and no
  * name appears twice within a collective. */
@@ -339,6 +386,7 @@ int main(void)
     check_strategy_memoises();
     check_explain();
     check_crowded();
+    check_crowded_rooted();
     check_regret();
     printf("worst regret: %.3f %%; predictions equal to the engine: %ld of %ld\n",
            100 * worst_regret, exact, predicted);
