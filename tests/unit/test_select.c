@@ -330,8 +330,7 @@ static void check_crowded_rooted(void)
     for (size_t c = 0; c < sizeof rooted / sizeof rooted[0]; c++) {
         const ic_algo_t *mst = ic_catalog_find(rooted[c], "mst");
         const ic_algo_t *direct = ic_catalog_find(rooted[c], "direct");
-        ic_coll_args_t a = crowd_args(rooted[c], (size_t)b / 4, &crowded);
-        a.dtype = IC_FLOAT;
+        ic_coll_args_t a = crowd_args(rooted[c], (size_t)b / 4, &crowded); /* floats */
         double t4 = mst->cost(&a, 4, &crowded), t3 = mst->cost(&a, 3, &crowded);
         double want4 = 3 * base.alpha + 4 * b * base.beta;
         CHECK(fabs(t4 - want4) <= 1e-9 * want4, "%s mst p=4 on 2 cores: %.9g, want %.9g",
