@@ -7,9 +7,16 @@
 # of each run's median.  regret = selected / fastest forced - 1.
 # Writes bench/results/real-regret.md (and the raw rows to real-regret.csv).
 #
+# The selected algorithm is timed twice: as chosen (auto, its own launch)
+# and forced by name among the others; "forced regret" compares the
+# latter with the fastest forced one, which leaves out the difference
+# between launches (each launch runs at one of two speeds on this
+# machine, docs/benchmarks.md).
+#
 # Environment: PS (default "2 4"), R (default 3), COLLS (names, default all), ITERS/WARMUP (default
-# 20/3 per size), BUILD_DIR (default build).  Information, not a test:
-# the machine is shared and p > cores oversubscribes it.
+# 20/3 per size), BUILD_DIR (default build), REPORT_ONLY=1 (no runs: the
+# table again from bench/results/real-regret.csv).  Information, not a
+# test: the machine is shared and p > cores oversubscribes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PS=${PS:-"2 4"}
@@ -18,11 +25,12 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-3}
 SIZES=8,4096,262144,16777216
 B=${BUILD_DIR:-build}
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$B" -j2 --target intercom-bench intercom-run >/dev/null
 raw=bench/results/real-regret.csv
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$B" -j2 --target intercom-bench intercom-run >/dev/null
 echo "p,rep,mode,collective,bytes,algorithm,median_us" >"$raw"
 mapfile -t lines < <("$B/intercom-bench" --list)
 for p in $PS; do
@@ -44,6 +52,7 @@ for p in $PS; do
     done
   done
 done
+fi
 out=bench/results/real-regret.md
 {
   echo "# Selection regret measured on $(hostname) ($(nproc) CPUs), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -51,8 +60,6 @@ out=bench/results/real-regret.md
   echo "R = $R runs of $ITERS timed iterations ($WARMUP warm-up) per algorithm and size;"
   echo "each figure is the median over the runs of each run's median (us)."
   echo
-  echo "| p | collective | bytes | selected | selected us | fastest forced | fastest us | regret |"
-  echo "|---:|---|---:|---|---:|---|---:|---:|"
   awk -F, 'NR > 1 {
       key = $1 "," $4 "," $5
       if (!(key in seen)) { seen[key] = 1; order[n++] = key }
@@ -65,6 +72,7 @@ out=bench/results/real-regret.md
       for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
       return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
     }
+    function pct(x) { return sprintf("%.1f %%", x) }
     END {
       for (i = 0; i < n; i++) {
         key = order[i]; split(key, f, ",")
@@ -76,8 +84,26 @@ out=bench/results/real-regret.md
           if (tb < 0 || t < tb) { tb = t; best = al[j] }
         }
         delete done
-        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | %.1f %% |\n", f[1], f[2], f[3], selname[key], ts, best, tb, 100 * (ts / tb - 1)
+        s = selname[key]; tf = (key "," s) in vals ? median(vals[key "," s]) : -1
+        ra = 100 * (ts / tb - 1); rf = tf > 0 ? 100 * (tf / tb - 1) : -1
+        row[i] = sprintf("| %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %s |", f[1], f[2], f[3], s,
+                         ts, tf > 0 ? sprintf("%.2f", tf) : "-", best, tb, pct(ra), tf > 0 ? pct(rf) : "-")
+        P = f[1]; np[P]++; la[P, np[P]] = ra
+        if (ra <= 10) wa[P]++; if (ra > 25) oa[P]++
+        if (tf > 0) { nf[P]++; lf[P, nf[P]] = rf; if (rf <= 10) wf[P]++; if (rf > 25) of[P]++ }
       }
+      print "| p | cells | median regret | within 10 % | over 25 % | median forced regret | within 10 % | over 25 % |"
+      print "|---:|---:|---:|---:|---:|---:|---:|---:|"
+      for (P in np) {
+        la_s = ""; for (j = 1; j <= np[P]; j++) la_s = la_s " " la[P, j]
+        lf_s = ""; for (j = 1; j <= nf[P]; j++) lf_s = lf_s " " lf[P, j]
+        printf "| %s | %d | %s | %d | %d | %s | %d | %d |\n", P, np[P], pct(median(la_s)), wa[P], oa[P],
+               nf[P] ? pct(median(lf_s)) : "-", wf[P], of[P]
+      }
+      print ""
+      print "| p | collective | bytes | selected | selected us | selected, forced us | fastest forced | fastest us | regret | forced regret |"
+      print "|---:|---|---:|---|---:|---:|---|---:|---:|---:|"
+      for (i = 0; i < n; i++) print row[i]
     }' "$raw"
 } >"$out"
 echo "wrote $out" >&2
