@@ -88,13 +88,14 @@ out=bench/results/real-regret.md
         ra = 100 * (ts / tb - 1); rf = tf > 0 ? 100 * (tf / tb - 1) : -1
         row[i] = sprintf("| %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %s |", f[1], f[2], f[3], s,
                          ts, tf > 0 ? sprintf("%.2f", tf) : "-", best, tb, pct(ra), tf > 0 ? pct(rf) : "-")
-        P = f[1]; np[P]++; la[P, np[P]] = ra
+        P = f[1]; if (!(P in np)) ps[nps++] = P; np[P]++; la[P, np[P]] = ra
         if (ra <= 10) wa[P]++; if (ra > 25) oa[P]++
         if (tf > 0) { nf[P]++; lf[P, nf[P]] = rf; if (rf <= 10) wf[P]++; if (rf > 25) of[P]++ }
       }
       print "| p | cells | median regret | within 10 % | over 25 % | median forced regret | within 10 % | over 25 % |"
       print "|---:|---:|---:|---:|---:|---:|---:|---:|"
-      for (P in np) {
+      for (q = 0; q < nps; q++) {
+        P = ps[q]
         la_s = ""; for (j = 1; j <= np[P]; j++) la_s = la_s " " la[P, j]
         lf_s = ""; for (j = 1; j <= nf[P]; j++) lf_s = lf_s " " lf[P, j]
         printf "| %s | %d | %s | %d | %d | %s | %d | %d |\n", P, np[P], pct(median(la_s)), wa[P], oa[P],

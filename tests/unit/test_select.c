@@ -354,7 +354,7 @@ static void check_crowded_rooted(void)
         ic_choice_t ch;
         ic_decide(&y, 8, NULL, &base, &ch, NULL, 0);
         CHECK(strcmp(ch.al->name, "direct") != 0,
-              "%s of 4 KiB, p=8 with a core each: chose direct (the check above is idle)",
+              "%s of 4 KiB blocks, p=8 with a core each: chose direct (the check above is idle)",
               ic_coll_name(rooted[c]));
     }
 }
