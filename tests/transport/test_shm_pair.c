@@ -11,7 +11,13 @@
  *           the eager/rendezvous threshold;
  *   large:  64 x 16 MiB (1 GiB) rank 0 -> 1, four in flight, received in
  *           reverse order, then odd sizes (1 MiB + 3, 8193, ...) both
- *           ways; then an unchecked 16 x 16 MiB for the raw bandwidth.
+ *           ways; then an unchecked 16 x 16 MiB for the raw bandwidth;
+ *   exchange: 8 MiB, 8 MiB + 3 and 12 MiB + 1 both ways at once, each
+ *           rank's receive posted before its send, then 8 MiB + 3 one
+ *           way.  With single copy and a core per rank, the exchanged
+ *           messages must stream (IC_SHM_STREAM_XCHG_MIN, default 8 MiB:
+ *           the sender is receiving, so it would not share the copy) and
+ *           the one-way message must not (below IC_SHM_STREAM_MIN).
  *
  * Usage: test_shm_pair [cma|nocma|stream|both] [quick].  "both" (the
  * default) runs the job with single copy (if the system permits it), with
@@ -23,6 +29,7 @@
  * builds).
  */
 #include "shm_harness.h"
+#include "transport/shm/shm_internal.h"
 
 #define W 64
 #define MIDW 16
@@ -234,6 +241,60 @@ static int large_phase(ic_transport_t *t, int rank, const pair_arg_t *a)
     return rc;
 }
 
+static int exchange_phase(ic_transport_t *t, int rank, const pair_arg_t *a)
+{
+    static const size_t sizes[] = {8u << 20, (8u << 20) + 3, (12u << 20) + 1};
+    const shm_transport_t *st = (const shm_transport_t *)t;
+    /* Only the default mode, with a core per rank, takes the thresholds
+     * at their defaults. */
+    int judge = !a->nocma && !getenv("IC_SHM_STREAM_MIN") && ic_shm_single_copy(t) &&
+                !st->oversubscribed;
+    unsigned char *sb = malloc(12u << 20 | 1), *rb = malloc(12u << 20 | 1);
+    int rc = 0;
+    for (int k = 0; k < 4 && rc == 0; k++) {
+        int oneway = k == 3;
+        size_t n = oneway ? sizes[1] : sizes[k];
+        uint64_t idx = (uint64_t)(k * 2 + rank);
+        ic_tx_req_t req[2];
+        char done[2];
+        int nreq = 0, sending = !oneway || rank == 0, receiving = !oneway || rank == 1;
+        if (receiving)
+            t->ops->irecv(t, 1 - rank, mkkey(5, 1, (uint32_t)(k * 2 + 1 - rank)), rb, n,
+                          &req[nreq++]);
+        if (sending) {
+            pat_fill(sb, n, idx);
+            t->ops->isend(t, 1 - rank, mkkey(5, 1, (uint32_t)(k * 2 + rank)), sb, n,
+                          &req[nreq++]);
+        }
+        if (wait_all(t, req, nreq, done) != IC_OK) {
+            printf("rank %d: exchange %d (%zu bytes): %s\n", rank, k, n, ic_last_error());
+            rc = 1;
+            break;
+        }
+        if (receiving && pat_check(rb, n, (uint64_t)(k * 2 + 1 - rank)) >= 0) {
+            printf("rank %d: exchange %d (%zu bytes): wrong bytes\n", rank, k, n);
+            rc = 1;
+        }
+        if (sending && judge) {
+            shm_req_t sr;
+            memcpy(&sr, &req[nreq - 1], sizeof sr);
+            int streamed = sr.streamed;
+            if (streamed != !oneway) {
+                printf("rank %d: %s message of %zu bytes %s\n", rank,
+                       oneway ? "one-way" : "exchanged", n,
+                       streamed ? "streamed" : "went by single copy");
+                rc = 1;
+            }
+        }
+    }
+    if (rank == 1 && rc == 0)
+        printf("  exchange: 8..12 MiB both ways and one way checked%s\n",
+               judge ? ", exchanges streamed, one-way single copy" : "");
+    free(sb);
+    free(rb);
+    return rc;
+}
+
 static int pair_rank(int rank, int size, const char *name, void *arg)
 {
     const pair_arg_t *a = arg;
@@ -248,6 +309,8 @@ static int pair_rank(int rank, int size, const char *name, void *arg)
         rc = mid_phase(t, rank, a);
     if (rc == 0)
         rc = large_phase(t, rank, a);
+    if (rc == 0)
+        rc = exchange_phase(t, rank, a);
     t->ops->close(t);
     return rc;
 }

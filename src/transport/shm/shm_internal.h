@@ -243,6 +243,7 @@ typedef struct shm_transport {
     uint32_t nrecvs;     /* receives in flight */
     uint64_t share_min;  /* messages of at least this many bytes are copied by both sides */
     uint64_t stream_min; /* messages of at least this many bytes stream (shm_rndv.c; 0: never) */
+    uint64_t stream_xchg_min; /* the same while this rank has receives in flight */
     uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */
     shm_notice_t *notices; /* notices received: the calls that fail here */
@@ -376,6 +377,8 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
 uint64_t ic_shm_share_min(void);
 /* The size from which a message to another rank streams, or 0 (shm_rndv.c). */
 uint64_t ic_shm_stream_min(bool oversubscribed);
+/* The streaming threshold of a send while this rank receives too. */
+uint64_t ic_shm_stream_xchg_min(uint64_t stream_min);
 /* Whether the sender streams r (decided once, when its RTS goes out). */
 bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r);
 /* IC_SHM_SHARE_PIECES_PER_CALL: the most pieces of one transfer a progress

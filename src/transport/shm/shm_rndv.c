@@ -78,7 +78,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#define STREAM_MIN_DEFAULT (16u << 20) /* IC_SHM_STREAM_MIN */
+#define STREAM_MIN_DEFAULT (16u << 20)     /* IC_SHM_STREAM_MIN */
+#define STREAM_XCHG_MIN_DEFAULT (8u << 20) /* IC_SHM_STREAM_XCHG_MIN */
 
 uint64_t ic_shm_stream_min(bool oversubscribed)
 {
@@ -86,10 +87,21 @@ uint64_t ic_shm_stream_min(bool oversubscribed)
     return oversubscribed ? 0 : ic_shm_env_u64("IC_SHM_STREAM_MIN", STREAM_MIN_DEFAULT);
 }
 
+uint64_t ic_shm_stream_xchg_min(uint64_t stream_min)
+{
+    uint64_t x = ic_shm_env_u64("IC_SHM_STREAM_XCHG_MIN", STREAM_XCHG_MIN_DEFAULT);
+    return stream_min == 0 ? 0 : x == 0 || x > stream_min ? stream_min : x;
+}
+
 bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r)
 {
-    /* A pair broken by a cancelled chunked transfer takes single copy. */
-    return t->stream_min > 0 && r->bytes >= t->stream_min && r->peer != t->base.rank &&
+    /* A sender with receives of its own in flight would not share the
+     * receiver's single copy (shm_share.c), so the receiver would copy
+     * alone at process_vm_readv's rate: streaming pays from a lower size
+     * (an exchange).  Receives are posted before sends (plan/exec.c).
+     * A pair broken by a cancelled chunked transfer takes single copy. */
+    uint64_t min = t->nrecvs > 0 ? t->stream_xchg_min : t->stream_min;
+    return min > 0 && r->bytes >= min && r->peer != t->base.rank &&
            (!t->cma ||
             !atomic_load_explicit(&shm_seg_bulk_ctl(&t->seg, t->base.rank, r->peer)->broken,
                                   memory_order_relaxed));

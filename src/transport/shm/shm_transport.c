@@ -362,6 +362,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->share_per_call = ic_shm_share_pieces_per_call();
     t->oversubscribed = ic_shm_oversubscribed(size);
     t->stream_min = ic_shm_stream_min(t->oversubscribed);
+    t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);
     t->next_xfer = 1;
     t->force_scan = 1;
     t->peers = calloc((size_t)size, sizeof(*t->peers));
