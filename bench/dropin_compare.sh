@@ -55,7 +55,9 @@
 # docs/perf/dropin-<impl>-pmpi*.
 # --sync window: no barrier before a call; every rank starts iteration i at
 # one common instant and the time runs from it (bench/dropin_bench.c's
-# header says why); files named ...-window-... and docs/perf/...-window*.
+# header says why); the window's untimed barrier, broadcast and allreduces
+# are the library's own (intercom's under the drop-in); files named
+# ...-window-... and docs/perf/...-window*.
 set -euo pipefail
 trap 'echo "dropin_compare: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
