@@ -69,7 +69,8 @@ static void check_table(const ic_transport_t *t)
  * before the sends. */
 static void exchange(ic_transport_t *t, int src, int dst, int recv_first, uint64_t cr, uint64_t cs)
 {
-    static const size_t sizes[] = {0, 1, 31, 32, 33, 64, 200, 8191, 8192, 8193, BIG, BIG + 3};
+    static const size_t sizes[] = {0,     1,     31,    32,    33,  64,     200,
+                                   8191,  8192,  8193,  16383, 16384, 16385, BIG, BIG + 3};
     enum { N = sizeof sizes / sizeof sizes[0] };
     static unsigned char sb[N][BIG + 3], rb[N][BIG + 3];
     ic_tx_req_t req[2 * N];

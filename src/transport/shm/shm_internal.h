@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 4u
+#define SHM_VERSION 5u
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -295,6 +295,8 @@ int ic_shm_list_remove(shm_list_t *l, shm_req_t *r);
 /* shm_segment.c */
 void ic_shm_layout(int p, shm_hdr_t *h);
 ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
+/* Maps the rank's queues into its page tables (a best effort). */
+void ic_shm_seg_prefault(const shm_seg_t *seg, int rank);
 ic_status_t ic_shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe);
 void ic_shm_seg_unmap(shm_seg_t *seg);
 

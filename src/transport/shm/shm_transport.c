@@ -386,6 +386,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     st = ic_shm_seg_register(&t->seg, name, rank, &t->probe_word);
     if (st != IC_OK)
         goto fail;
+    ic_shm_seg_prefault(&t->seg, rank);
     st = ic_shm_wait_count(&t->seg, rank, &h->nattached, (unsigned)size, ATTACH_TIMEOUT_S);
     if (st != IC_OK)
         goto fail;
