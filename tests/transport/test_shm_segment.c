@@ -11,13 +11,56 @@
  *     IC_ERR_PEER_FAILED once the launcher marks that rank failed, and
  *     ic_shm_job_destroy removes the segment;
  *   - create + destroy with no rank leaves nothing behind;
- *   - bad arguments are refused with IC_ERR_ARG.
+ *   - bad arguments are refused with IC_ERR_ARG;
+ *   - each attached rank has its queues (the 2p - 1 it writes or reads)
+ *     in its page tables before any message, so that no first touch of a
+ *     queue page faults on a message's path (where the kernel has
+ *     MADV_POPULATE_WRITE, 5.14 on; else this check is skipped).
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
 #include "../unit/check.h"
 
+#include "transport/shm/shm_internal.h"
+
 #include <ctype.h>
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* The resident bytes of this process's mapping that contains addr
+ * (/proc/self/smaps), or -1. */
+static long resident_bytes(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0;
+    long kb = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+        else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+            break;
+    }
+    fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Whether this kernel populates a shared mapping on request. */
+static int can_populate(void)
+{
+    void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return 0;
+    int ok = madvise(m, 4096, MADV_POPULATE_WRITE) == 0;
+    munmap(m, 4096);
+    return ok;
+}
 
 static pid_t spawn(shm_rank_fn fn, int rank, int size, const char *name)
 {
@@ -54,6 +97,16 @@ static int attach_rank(int rank, int size, const char *name, void *arg)
     if (!segment_gone(name)) {
         printf("  rank %d: %s still exists after all attached\n", rank, name);
         return 10;
+    }
+    if (can_populate()) {
+        const shm_seg_t *seg = &((const shm_transport_t *)(const void *)t)->seg;
+        long want = (long)((2 * (uint64_t)size - 1) * seg->hdr->queue_stride);
+        long got = resident_bytes(seg->base);
+        if (got < want) {
+            printf("  rank %d: %ld bytes of the segment mapped, want at least the %d queues' %ld\n",
+                   rank, got, 2 * size - 1, want);
+            return 12;
+        }
     }
     int v = rank, got = -1;
     ic_tx_req_t req[2];
