@@ -39,7 +39,8 @@ typedef struct ic_env {
     int explain;    /* IC_EXPLAIN */
     int no_cma;     /* IC_SHM_NO_CMA (checked here; the transport reads it when it opens) */
     int reproducible; /* IC_REPRODUCIBLE */
-    /* IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_COPY_STREAM_MIN: checked here,
+    /* IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_SHM_STREAM_XCHG_MIN,
+     * IC_COPY_STREAM_MIN: checked here,
      * read where they are used (the transport, base/copy.c). */
 } ic_env_t;
 ic_status_t ic_env_read(ic_env_t *env);

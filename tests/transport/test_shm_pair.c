@@ -19,12 +19,14 @@
  *           the sender is receiving, so it would not share the copy) and
  *           the one-way message must not (below IC_SHM_STREAM_MIN).
  *
- * Usage: test_shm_pair [cma|nocma|stream|both] [quick].  "both" (the
- * default) runs the job with single copy (if the system permits it), with
- * IC_SHM_NO_CMA=1 (the chunked fallback) and with IC_SHM_STREAM_MIN=12000
- * (mid messages from 12000 bytes and every large one streamed through the
- * bulk buffer, the smaller mid ones single copy, on the same pair at
- * once).  The default mode streams the 16 MiB messages too (the default
+ * Usage: test_shm_pair [cma|nocma|stream|eager|both] [quick].  "both"
+ * (the default) runs the job with single copy (if the system permits it),
+ * with IC_SHM_NO_CMA=1 (the chunked fallback), with
+ * IC_SHM_STREAM_MIN=12000 (mid messages from 12000 bytes and every large
+ * one streamed through the bulk buffer, the smaller mid ones single copy,
+ * on the same pair at once) and with IC_SHM_EAGER_STREAM=1 (every eager
+ * payload of 2 KiB or more written into the queue with non-temporal
+ * stores, shm_queue.h).  The default mode streams the 16 MiB messages too (the default
  * IC_SHM_STREAM_MIN).  "quick" divides the counts by 10 (for sanitizer
  * builds).
  */
@@ -317,24 +319,25 @@ static int pair_rank(int rank, int size, const char *name, void *arg)
 
 int main(int argc, char **argv)
 {
-    int modes[3] = {1, 1, 1}, quick = 0, failures = 0;
+    int modes[4] = {1, 1, 1, 1}, quick = 0, failures = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "cma"))
-            modes[1] = modes[2] = 0;
-        else if (!strcmp(argv[i], "nocma"))
-            modes[0] = modes[2] = 0;
-        else if (!strcmp(argv[i], "stream"))
-            modes[0] = modes[1] = 0;
+        static const char *const only[4] = {"cma", "nocma", "stream", "eager"};
+        int m = 0;
+        while (m < 4 && strcmp(argv[i], only[m]))
+            m++;
+        if (m < 4)
+            for (int k = 0; k < 4; k++)
+                modes[k] = k == m;
         else if (!strcmp(argv[i], "quick"))
             quick = 1;
         else if (strcmp(argv[i], "both")) {
-            printf("usage: %s [cma|nocma|stream|both] [quick]\n", argv[0]);
+            printf("usage: %s [cma|nocma|stream|eager|both] [quick]\n", argv[0]);
             return 2;
         }
     }
     static const char *const what[] = {"default (single copy if permitted)", "IC_SHM_NO_CMA=1",
-                                       "IC_SHM_STREAM_MIN=12000"};
-    for (int m = 0; m < 3; m++) {
+                                       "IC_SHM_STREAM_MIN=12000", "IC_SHM_EAGER_STREAM=1"};
+    for (int m = 0; m < 4; m++) {
         if (!modes[m])
             continue;
         pair_arg_t a = {m == 1, quick ? 100000 : 1000000, quick ? 800 : 4000, quick ? 8 : 64,
@@ -344,12 +347,15 @@ int main(int argc, char **argv)
         set_mode(m == 1);
         if (m == 2)
             setenv("IC_SHM_STREAM_MIN", "12000", 1);
+        if (m == 3)
+            setenv("IC_SHM_EAGER_STREAM", "1", 1);
         printf("test_shm_pair: %s\n", what[m]);
         double t0 = now_s();
         int rc = run_job(2, pair_rank, &a, 300, MARK_BAD, status, name);
         failures += job_failures(rc, status, 2, name);
         printf("  job total %.3f s\n", now_s() - t0);
         unsetenv("IC_SHM_STREAM_MIN");
+        unsetenv("IC_SHM_EAGER_STREAM");
     }
     set_mode(0);
     printf("test_shm_pair: %s\n", failures ? "FAILED" : "passed");

@@ -1,6 +1,7 @@
 /*
  * test_env.c — the byte-size variables ic_init checks (core/env.c):
- * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN and IC_COPY_STREAM_MIN take plain
+ * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_SHM_STREAM_XCHG_MIN and
+ * IC_COPY_STREAM_MIN take plain
  * decimal digits up to 2^62; anything else fails ic_env_read with
  * IC_ERR_ARG and a message naming the variable and the value; and
  * IC_SHM_CORES takes a count of cores, 1..65536, checked alike.
@@ -30,10 +31,10 @@ int main(void)
               "'%s' accepted or not named: %s", bad[i], ic_last_error());
     }
     static const char *const vars[] = {"IC_SHM_SHARE_MIN", "IC_SHM_STREAM_MIN",
-                                       "IC_COPY_STREAM_MIN"};
+                                       "IC_SHM_STREAM_XCHG_MIN", "IC_COPY_STREAM_MIN"};
     ic_env_t env;
     CHECK(ic_env_read(&env) == IC_OK, "unset variables: %s", ic_last_error());
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         setenv(vars[i], "16MiB", 1);
         ic_status_t st = ic_env_read(&env);
         CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), vars[i]) &&

@@ -26,6 +26,24 @@
  * handshake with seq_cst fences against the consumer's tail store); the
  * consumer, after a batch of pops, sees it and rings the producer's
  * doorbell so that a sleeping producer wakes up to send its backlog.
+ *
+ * Streamed payloads.  The producer writes a payload into cells the
+ * consumer read one lap ago, so each line's store first takes the line
+ * back from the consumer's cache.  On the 2-vCPU VM this was developed on
+ * that costs one of three prices, changing with the host's placement of
+ * the vCPUs every few minutes: a 2-rank broadcast of 4 KiB took 0.61,
+ * 0.90 or 2.9 us (the copy into the ring 0.03, 0.075 or 0.30 ns per
+ * byte; the consumer's copy out 0.033, 0.033 or 0.097).  Written with
+ * non-temporal stores instead, a line goes to memory without being taken
+ * back first: 1.26, 0.95 and 1.38 us.  So the producer times one in
+ * SHM_Q_TIME_EVERY of its cached copies of SHM_Q_STREAM_MIN bytes or more
+ * (ic_shm_q_note_push: a smoothed cost per byte, with hysteresis) and,
+ * while that says slow, streams such payloads, all but every
+ * SHM_Q_PROBE_EVERY-th, which goes cached and timed so that it sees when
+ * the slow spell is over (docs/perf/transport-model.md).  The header's
+ * flags say how a payload was written.  IC_SHM_EAGER_STREAM=0 never
+ * streams, 1 always (tests).  How a payload is written never changes what
+ * is sent, and the decision is the producer's alone.
  */
 #ifndef IC_TRANSPORT_SHM_QUEUE_H
 #define IC_TRANSPORT_SHM_QUEUE_H
@@ -36,6 +54,12 @@
 
 #define SHM_CELL 64u    /* bytes in one cell: one cache line */
 #define SHM_MSG_HDR 40u /* bytes of header at the start of a message */
+#define SHM_Q_STREAM_MIN 2048u /* payloads that may be streamed, and are timed */
+#define SHM_Q_TIME_EVERY 4u    /* while fast, one in 4 such payloads' copies is timed */
+#define SHM_Q_PROBE_EVERY 16u  /* while slow, every 16th such payload goes cached */
+#define SHM_MSG_STREAMED 1u    /* shm_msg_t.flags: payload written with non-temporal stores */
+
+enum { SHM_Q_STREAM_AUTO, SHM_Q_STREAM_NEVER, SHM_Q_STREAM_ALWAYS }; /* IC_SHM_EAGER_STREAM */
 
 enum { SHM_MSG_EAGER = 1, SHM_MSG_RTS = 2, SHM_MSG_FIN = 3, SHM_MSG_NOTICE = 4 };
 
@@ -54,7 +78,7 @@ typedef struct shm_msg {
     uint64_t seq;
     uint64_t len;
     uint32_t sig;
-    uint32_t pad;
+    uint32_t flags; /* SHM_MSG_STREAMED */
 } shm_msg_t;
 _Static_assert(sizeof(shm_msg_t) == SHM_MSG_HDR, "the header is SHM_MSG_HDR bytes");
 
@@ -79,6 +103,11 @@ typedef struct shm_qend {
     uint64_t mine;       /* producer: head; consumer: tail */
     uint64_t other;      /* cached copy of the other side's index */
     uint32_t ncells;
+    /* Producer: streaming of payloads (see above). */
+    int stream_mode;  /* SHM_Q_STREAM_* */
+    int slow;         /* the cached copies are slow now: stream */
+    uint32_t nlarge;  /* payloads of SHM_Q_STREAM_MIN bytes or more pushed */
+    double push_ns;   /* smoothed ns per byte of a timed cached copy */
 } shm_qend_t;
 
 /* Bytes taken in the segment by one queue of ncells cells. */
@@ -106,6 +135,9 @@ int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
 const shm_msg_t *ic_shm_q_peek(shm_qend_t *e);
 /* Consumer: copies n payload bytes from offset off of the current message. */
 void ic_shm_q_read(const shm_qend_t *e, size_t off, void *dst, size_t n);
+/* Producer: notes that a cached copy of bytes payload bytes into the ring
+ * took ns nanoseconds, and turns streaming on or off. */
+void ic_shm_q_note_push(shm_qend_t *e, size_t bytes, double ns);
 /* Consumer: releases the current message's cells to the producer. */
 void ic_shm_q_pop(shm_qend_t *e, const shm_msg_t *m);
 /* Consumer, after a batch of pops: 1 if the producer was waiting for room

@@ -21,10 +21,10 @@
  * queue) go inline: 16 KiB at p <= 11, 8 KiB up to p = 32.  At p = 2 an
  * eager 16 KiB message took 2.5 us against 3.8 us by rendezvous (its
  * request, the receiver's process_vm_readv and the completion); from
- * about 28 KiB the rendezvous is faster (docs/perf/transport-model.md).  Bulk buffers of
- * the chunked fallback: 4 chunks per pair of 64 MiB / (4 p^2) bytes,
- * clamped to 4..32 KiB.  So p = 64 maps about 130 MiB, p = 16 about
- * 40 MiB.  The whole segment is reserved with posix_fallocate at creation
+ * about 28 KiB the rendezvous is faster (docs/perf/transport-model.md).
+ * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
+ * (4 p^2) bytes, clamped to 4..32 KiB.  So p = 64 maps about 130 MiB,
+ * p = 16 about 40 MiB.  The whole segment is reserved with posix_fallocate at creation
  * (a too-small /dev/shm is a clean IC_ERR_NO_MEM naming both sizes, not a
  * SIGBUS in some rank later), and every rank checks the header's layout
  * against its own computation before using any offset in it.
@@ -353,11 +353,12 @@ void ic_shm_seg_prefault(const shm_seg_t *seg, int rank)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), len = seg->hdr->queue_stride;
     for (int j = 0; j < seg->p; j++)
         for (int dir = 0; dir < 2; dir++) {
-            uintptr_t a = (uintptr_t)(dir ? shm_seg_queue(seg, rank, j) : shm_seg_queue(seg, j, rank));
-            uintptr_t lo = a & ~(page - 1), hi = (a + seg->hdr->queue_stride + page - 1) & ~(page - 1);
+            const void *q = dir ? shm_seg_queue(seg, rank, j) : shm_seg_queue(seg, j, rank);
+            uintptr_t lo = (uintptr_t)q & ~(page - 1);
+            uintptr_t hi = ((uintptr_t)q + len + page - 1) & ~(page - 1);
             if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
                 return;
         }

@@ -343,6 +343,15 @@ static int no_cma_env(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* IC_SHM_EAGER_STREAM: unset, adaptive (shm_queue.h); 0 never; 1 always. */
+static int eager_stream_env(void)
+{
+    const char *v = getenv("IC_SHM_EAGER_STREAM");
+    if (!v || !*v)
+        return SHM_Q_STREAM_AUTO;
+    return strcmp(v, "0") == 0 ? SHM_Q_STREAM_NEVER : SHM_Q_STREAM_ALWAYS;
+}
+
 ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **out)
 {
     ic_status_t st;
@@ -406,9 +415,11 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     for (int j = 0; j < size; j++) /* every pid is in the segment now */
         if (j != rank)
             t->peers[j].pidfd = ic_shm_pidfd_open((pid_t)atomic_load(&t->seg.ranks[j].pid));
+    int eager_stream = eager_stream_env();
     for (int j = 0; j < size; j++) {
         ic_shm_q_attach(&t->peers[j].out, shm_seg_queue(&t->seg, rank, j), h->ncells, 1);
         ic_shm_q_attach(&t->peers[j].in, shm_seg_queue(&t->seg, j, rank), h->ncells, 0);
+        t->peers[j].out.stream_mode = eager_stream;
     }
     /* For the cost model, only when every rank has a core of its own: the
      * eager limit is the segment's; the shared copy (shm_share.c) needs
