@@ -1,10 +1,11 @@
 /*
  * test_env.c — the byte-size variables ic_init checks (core/env.c):
  * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_SHM_STREAM_XCHG_MIN and
- * IC_COPY_STREAM_MIN take plain
- * decimal digits up to 2^62; anything else fails ic_env_read with
- * IC_ERR_ARG and a message naming the variable and the value; and
- * IC_SHM_CORES takes a count of cores, 1..65536, checked alike.
+ * IC_COPY_STREAM_MIN take plain decimal digits up to 2^62; anything else
+ * fails ic_env_read with
+ * IC_ERR_ARG and a message naming the variable and the value;
+ * IC_SHM_CORES takes a count of cores, 1..65536, checked alike; and
+ * IC_SHM_EAGER_STREAM takes 0 or 1.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
@@ -60,6 +61,21 @@ int main(void)
               "IC_SHM_CORES=%s: status %d, '%s'", cores_bad[i], (int)st, ic_last_error());
     }
     unsetenv("IC_SHM_CORES");
+    /* IC_SHM_EAGER_STREAM: 0 or 1 (unset: adaptive, shm_queue.h). */
+    static const char *const eager_good[] = {"0", "1"}, *const eager_bad[] = {"yes", "2", "auto"};
+    for (int i = 0; i < 2; i++) {
+        setenv("IC_SHM_EAGER_STREAM", eager_good[i], 1);
+        CHECK(ic_env_read(&env) == IC_OK, "IC_SHM_EAGER_STREAM=%s: %s", eager_good[i],
+              ic_last_error());
+    }
+    for (int i = 0; i < 3; i++) {
+        setenv("IC_SHM_EAGER_STREAM", eager_bad[i], 1);
+        ic_status_t st = ic_env_read(&env);
+        CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), "IC_SHM_EAGER_STREAM") &&
+                  strstr(ic_last_error(), eager_bad[i]),
+              "IC_SHM_EAGER_STREAM=%s: status %d, '%s'", eager_bad[i], (int)st, ic_last_error());
+    }
+    unsetenv("IC_SHM_EAGER_STREAM");
     printf("test_env: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
