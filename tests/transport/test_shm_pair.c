@@ -247,8 +247,8 @@ static int exchange_phase(ic_transport_t *t, int rank, const pair_arg_t *a)
 {
     static const size_t sizes[] = {8u << 20, (8u << 20) + 3, (12u << 20) + 1};
     const shm_transport_t *st = (const shm_transport_t *)t;
-    /* Only the default mode, with a core per rank, takes the thresholds
-     * at their defaults. */
+    /* The modes that keep the rendezvous thresholds at their defaults
+     * (single copy, no IC_SHM_STREAM_MIN), with a core per rank. */
     int judge = !a->nocma && !getenv("IC_SHM_STREAM_MIN") && ic_shm_single_copy(t) &&
                 !st->oversubscribed;
     unsigned char *sb = malloc(12u << 20 | 1), *rb = malloc(12u << 20 | 1);

@@ -6,10 +6,10 @@
  * of tail, which the producer acquires before it overwrites those cells.
  */
 #include "base/copy.h"
+#include "transport/shm/shm_internal.h" /* ic_shm_now_ns */
 #include "transport/shm/shm_queue.h"
 
 #include <string.h>
-#include <time.h>
 
 /* The push cost's hysteresis, ns per byte: slow above SET, fast again
  * below CLEAR; one sample counts at most CAP (a copy interrupted by the
@@ -66,13 +66,6 @@ static void ring_get(const shm_qend_t *e, uint64_t pos, void *dst, size_t n)
         ic_copy((unsigned char *)dst + first, e->ring, n - first);
 }
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
 {
     uint64_t need = shm_q_cells_for(plen);
@@ -105,9 +98,9 @@ int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
     size_t cell0 = (size_t)(e->mine & (e->ncells - 1)) * SHM_CELL;
     memcpy(e->ring + cell0, m, sizeof(*m)); /* a header never wraps */
     if (timed) {
-        double t0 = now_ns();
+        uint64_t t0 = ic_shm_now_ns();
         ring_put(e, pos + SHM_MSG_HDR, payload, plen, 0);
-        ic_shm_q_note_push(e, plen, now_ns() - t0);
+        ic_shm_q_note_push(e, plen, (double)(ic_shm_now_ns() - t0));
     } else if (plen > 0) {
         ring_put(e, pos + SHM_MSG_HDR, payload, plen, stream);
     }
