@@ -15,10 +15,13 @@
  *   - abort by one rank makes the other's wait fail with
  *     IC_ERR_PEER_FAILED.
  *
- * The two-rank parts run with single copy, with IC_SHM_NO_CMA=1, and
- * with process_vm_readv refused (EPERM, by a seccomp filter, as in a
- * default Docker container) in rank 1 only: the probe must then turn
- * single copy off in both ranks.
+ * The two-rank parts run with single copy, with IC_SHM_NO_CMA=1, with
+ * process_vm_readv refused (EPERM, by a seccomp filter, as in a default
+ * Docker container) in rank 1 only: the probe must then turn single copy
+ * off in both ranks; and as a crowded job (IC_SHM_CORES=1: more ranks than
+ * cores, so eager messages go up to 128 KiB, shm_segment.c).  The sizes
+ * straddle both eager limits (16 and 128 KiB) and the 32 KiB one of
+ * crowded jobs of 6-8 ranks.
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
@@ -69,8 +72,10 @@ static void check_table(const ic_transport_t *t)
  * before the sends. */
 static void exchange(ic_transport_t *t, int src, int dst, int recv_first, uint64_t cr, uint64_t cs)
 {
-    static const size_t sizes[] = {0,     1,     31,    32,    33,  64,     200,
-                                   8191,  8192,  8193,  16383, 16384, 16385, BIG, BIG + 3};
+    static const size_t sizes[] = {0,      1,      31,     32,     33,     64,  200,
+                                   8191,   8192,   8193,   16383,  16384,  16385,
+                                   32767,  32768,  32769,  131071, 131072, 131073,
+                                   BIG,    BIG + 3};
     enum { N = sizeof sizes / sizeof sizes[0] };
     static unsigned char sb[N][BIG + 3], rb[N][BIG + 3];
     ic_tx_req_t req[2 * N];
@@ -231,14 +236,18 @@ int main(void)
         bad++;
     }
     static const char *const mode[] = {"default", "IC_SHM_NO_CMA=1",
-                                       "process_vm_readv refused in rank 1"};
-    for (int m = 0; m < 3; m++) {
+                                       "process_vm_readv refused in rank 1",
+                                       "IC_SHM_CORES=1 (crowded)"};
+    for (int m = 0; m < 4; m++) {
         set_mode(m == 1);
+        if (m == 3)
+            setenv("IC_SHM_CORES", "1", 1);
         printf("test_shm_match: two ranks, %s\n", mode[m]);
         int rc = run_job(2, pair_rank, m == 2 ? (void *)mode : NULL, 30, MARK_NONE, status, name);
         bad += job_failures(rc, status, 2, name);
     }
     set_mode(0);
+    unsetenv("IC_SHM_CORES");
     printf("test_shm_match: %s\n", bad ? "FAILED" : "passed");
     return bad ? 1 : 0;
 }

@@ -15,7 +15,13 @@
  *   - each attached rank has its queues (the 2p - 1 it writes or reads)
  *     in its page tables before any message, so that no first touch of a
  *     queue page faults on a message's path (where the kernel has
- *     MADV_POPULATE_WRITE, 5.14 on; else this check is skipped).
+ *     MADV_POPULATE_WRITE, 5.14 on; else this check is skipped);
+ *   - the layout: queues and eager limits for p ranks with a core each
+ *     and for crowded jobs (more ranks than cores), within their budget;
+ *   - a crowded job is crowded for every rank: the creator's finding is
+ *     in the header, and a rank whose own IC_SHM_CORES says otherwise
+ *     still takes the job's layout, waits and prices as crowded, and its
+ *     128 KiB eager messages arrive intact.
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
@@ -230,8 +236,90 @@ static void test_create_destroy_and_args(void)
     CHECK(ic_shm_job_attached(NULL) == 0, "attached(NULL)");
 }
 
+/* The layout of p ranks: queue cells and eager limit. */
+static void check_layout(int p, bool crowded, uint32_t cells, uint32_t eager)
+{
+    shm_hdr_t h;
+    memset(&h, 0, sizeof h);
+    ic_shm_layout(p, crowded, &h);
+    CHECK(h.ncells == cells && h.eager_max == eager && h.crowded == (uint32_t)crowded,
+          "layout of %d ranks%s: %u cells, eager %u; want %u, %u", p, crowded ? " (crowded)" : "",
+          h.ncells, h.eager_max, cells, eager);
+}
+
+static void test_layout(void)
+{
+    const uint32_t hdr = SHM_MSG_HDR, k = 1024;
+    check_layout(2, false, 2048, 16 * k);
+    check_layout(8, false, 2048, 16 * k);
+    check_layout(11, false, 1024, 16 * k);
+    check_layout(16, false, 512, 8 * k + hdr);
+    check_layout(2, true, 8192, 128 * k);
+    check_layout(4, true, 8192, 128 * k);
+    check_layout(5, true, 4096, 64 * k + hdr);
+    check_layout(8, true, 2048, 32 * k + hdr);
+    check_layout(16, true, 512, 8 * k + hdr);
+    for (int p = 1; p <= 64; p++)
+        for (int c = 0; c < 2; c++) {
+            shm_hdr_t h;
+            memset(&h, 0, sizeof h);
+            ic_shm_layout(p, c, &h);
+            uint64_t queues = (uint64_t)p * (uint64_t)p * h.ncells * SHM_CELL;
+            CHECK(h.eager_max <= hdr + (uint64_t)SHM_CELL * (h.ncells / 4) &&
+                      (h.ncells <= 512 || queues <= (8u << 20)),
+                  "p = %d%s: eager %u in %u cells, queues %llu bytes", p, c ? " (crowded)" : "",
+                  h.eager_max, h.ncells, (unsigned long long)queues);
+        }
+}
+
+/* A rank of a crowded job (created under IC_SHM_CORES=1) whose own
+ * environment says every rank has a core. */
+static int crowded_rank(int rank, int size, const char *name, void *arg)
+{
+    (void)arg;
+    setenv("IC_SHM_CORES", "64", 1);
+    ic_transport_t *t = open_rank(name, rank, size);
+    const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
+    int bad = 0;
+    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 128u << 10 || !st->oversubscribed ||
+        t->rndv_bytes != 0) {
+        printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g\n", rank,
+               st->seg.hdr->crowded, st->seg.hdr->eager_max, (int)st->oversubscribed,
+               t->rndv_bytes);
+        bad = 20;
+    }
+    enum { N = 128u << 10 };
+    static unsigned char buf[N];
+    ic_tx_req_t req;
+    char done;
+    if (rank == 0) {
+        pat_fill(buf, N, 77);
+        t->ops->isend(t, 1, mkkey(3, 0, 0), buf, N, &req);
+    } else {
+        t->ops->irecv(t, 0, mkkey(3, 0, 0), buf, N, &req);
+    }
+    if (wait_all(t, &req, 1, &done) != IC_OK || (rank == 1 && pat_check(buf, N, 77) >= 0))
+        bad = 21;
+    t->ops->close(t);
+    return bad;
+}
+
+static void test_crowded_agreement(void)
+{
+    int status[2] = {0, 0};
+    char name[64], d0[32], d1[32];
+    setenv("IC_SHM_CORES", "1", 1);
+    int rc = run_job(2, crowded_rank, NULL, 30, MARK_BAD, status, name);
+    unsetenv("IC_SHM_CORES");
+    CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "crowded job: %s, %s",
+          describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+    fflush(stdout); /* before later tests fork */
+}
+
 int main(void)
 {
+    test_layout();
+    test_crowded_agreement();
     test_name_and_mode();
     test_never_attached();
     test_create_destroy_and_args();

@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 5u
+#define SHM_VERSION 6u
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -50,6 +50,8 @@ typedef struct shm_hdr {
     uint64_t rank_off, queue_off, queue_stride, bulk_ctl_off, tickets_off, bulk_data_off,
         bulk_stride;
     uint32_t ncells, chunk, nchunks, eager_max;
+    uint32_t crowded; /* 1: the creator found more ranks than cores (shm_segment.c) */
+    uint32_t reserved;
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;
@@ -293,7 +295,9 @@ static inline void shm_list_unlink(shm_list_t *l, shm_req_t *prev, shm_req_t *r)
 int ic_shm_list_remove(shm_list_t *l, shm_req_t *r);
 
 /* shm_segment.c */
-void ic_shm_layout(int p, shm_hdr_t *h);
+/* The layout of a segment for p ranks; crowded: they outnumber the cores
+ * (larger queues and eager messages). */
+void ic_shm_layout(int p, bool crowded, shm_hdr_t *h);
 ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
 /* Maps the rank's queues into its page tables (a best effort). */
 void ic_shm_seg_prefault(const shm_seg_t *seg, int rank);
@@ -308,10 +312,10 @@ ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, 
                            double timeout_s);
 ic_status_t ic_shm_check_job(shm_transport_t *t);
 ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
-/* How long a wait keeps polling between yields before it sleeps, for
- * nranks ranks on this host: 0.2 ms when each can have a core, 0.1 ms
- * when they outnumber the cores (shm_wait.c). */
-uint64_t ic_shm_yield_ns(int nranks);
+/* How long a wait keeps polling between yields before it sleeps: 0.2 ms
+ * when each rank can have a core, 0.1 ms when the ranks outnumber the
+ * cores (shm_wait.c). */
+uint64_t ic_shm_yield_ns(bool oversubscribed);
 /* The cores the host's ranks share: IC_SHM_CORES (1..IC_SHM_CORES_MAX,
  * the bound core/env.c checks), else the online processors. */
 #define IC_SHM_CORES_MAX 65536

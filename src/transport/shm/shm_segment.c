@@ -22,6 +22,19 @@
  * eager 16 KiB message took 2.5 us against 3.8 us by rendezvous (its
  * request, the receiver's process_vm_readv and the completion); from
  * about 28 KiB the rendezvous is faster (docs/perf/transport-model.md).
+ *
+ * Crowded jobs (the host's ranks outnumber its cores, ic_shm_oversubscribed,
+ * decided once by the creator and kept in the header, so every rank of the
+ * job uses the same layout whatever its own environment says): queues may
+ * grow to 8192 cells (512 KiB) within the same 8 MiB, and eager_max is
+ * min(128 KiB, a quarter of a queue): 128 KiB at p = 3 and 4, 64 KiB at
+ * p = 5, 32 KiB at p = 6..8.  There a rendezvous costs scheduler turns,
+ * not copies: the receiver must be scheduled to read and the sender again
+ * to see the FIN, while an eager sender copies and goes on.  At 4 ranks on
+ * 2 cores, 64 and 256 KiB calls took 0.44-0.76 of the time with 16 KiB
+ * eager messages (bcast, reduce, allreduce, allgather, scan, gather),
+ * 4 KiB-block alltoalls 1.1-1.2; 256 KiB eager messages lost (bcast of
+ * 256 KiB 2x).  docs/perf/oversubscribed.md has the figures.
  * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
  * (4 p^2) bytes, clamped to 4..32 KiB.  So p = 64 maps about 130 MiB,
  * p = 16 about 40 MiB.  The whole segment is reserved with posix_fallocate at creation
@@ -53,7 +66,9 @@ struct ic_shm_job {
 #define BULK_BUDGET (64u << 20)
 #define SMALL_QUEUE_BUDGET (8u << 20) /* queues may grow to MAX_CELLS within this */
 #define MAX_CELLS 2048u
+#define MAX_CELLS_CROWDED 8192u
 #define EAGER_MAX 16384u
+#define EAGER_MAX_CROWDED (128u << 10)
 #define NCHUNKS 4u
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -74,16 +89,19 @@ static uint64_t clamp_u64(uint64_t x, uint64_t lo, uint64_t hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-void ic_shm_layout(int p, shm_hdr_t *h)
+void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
 {
     uint64_t pairs = (uint64_t)p * (uint64_t)p;
     h->nranks = (uint32_t)p;
-    uint64_t hi = clamp_u64(pow2_floor(SMALL_QUEUE_BUDGET / pairs / SHM_CELL), 512, MAX_CELLS);
+    h->crowded = crowded;
+    uint64_t hi = clamp_u64(pow2_floor(SMALL_QUEUE_BUDGET / pairs / SHM_CELL), 512,
+                            crowded ? MAX_CELLS_CROWDED : MAX_CELLS);
     h->ncells = (uint32_t)clamp_u64(pow2_floor(QUEUE_BUDGET / pairs / SHM_CELL), 64, hi);
     h->nchunks = NCHUNKS;
     h->chunk = (uint32_t)clamp_u64(pow2_floor(BULK_BUDGET / pairs / NCHUNKS), 4096, 32768);
     uint64_t quarter = SHM_MSG_HDR + (uint64_t)SHM_CELL * (h->ncells / 4);
-    h->eager_max = (uint32_t)(quarter < EAGER_MAX ? quarter : EAGER_MAX);
+    uint64_t eager = crowded ? EAGER_MAX_CROWDED : EAGER_MAX;
+    h->eager_max = (uint32_t)(quarter < eager ? quarter : eager);
     h->rank_off = align_up(sizeof(shm_hdr_t), 64);
     h->queue_off = align_up(h->rank_off + (uint64_t)p * sizeof(shm_rank_t), 4096);
     h->queue_stride = align_up(shm_q_bytes(h->ncells), 64);
@@ -144,7 +162,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
             goto fail;
         }
     }
-    ic_shm_layout(nranks, &lay);
+    ic_shm_layout(nranks, ic_shm_oversubscribed(nranks), &lay);
     if (fchmod(fd, 0600) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
         goto fail_unlink;
@@ -189,6 +207,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     h->chunk = lay.chunk;
     h->nchunks = lay.nchunks;
     h->eager_max = lay.eager_max;
+    h->crowded = lay.crowded;
     h->tag = lay.tag;
     memcpy(h->name, nm, sizeof nm);
     atomic_store(&h->cma_ok, 1u);
@@ -298,8 +317,9 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
      * would otherwise send reads and writes outside the mapping). */
     shm_hdr_t want;
     memset(&want, 0, sizeof want);
-    ic_shm_layout(size, &want);
-    if (h->total_size != want.total_size || h->rank_off != want.rank_off ||
+    uint32_t crowded = h->crowded; /* the creator's finding, which every rank follows */
+    ic_shm_layout(size, crowded == 1, &want);
+    if (crowded > 1 || h->total_size != want.total_size || h->rank_off != want.rank_off ||
         h->queue_off != want.queue_off || h->queue_stride != want.queue_stride ||
         h->bulk_ctl_off != want.bulk_ctl_off || h->tickets_off != want.tickets_off ||
         h->bulk_data_off != want.bulk_data_off ||

@@ -5,7 +5,9 @@
  * queues in shm_queue.c, waiting in shm_wait.c, the segment in
  * shm_segment.c.
  *
- * Protocols.  A message of at most eager_max bytes (8 KiB for p <= 32)
+ * Protocols.  A message of at most eager_max bytes (16 KiB for p <= 11,
+ * 8 KiB up to p = 32; up to 128 KiB when the ranks outnumber the cores,
+ * shm_segment.c)
  * is copied inline into the pair's SPSC queue (shm_queue.h): the send
  * completes as soon as it is in the queue (or, if the queue is full,
  * once a later progress call has put it there).  A larger one goes by
@@ -366,12 +368,8 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->base.ops = &shm_ops;
     t->base.rank = rank;
     t->base.size = size;
-    t->yield_ns = ic_shm_yield_ns(size);
     t->share_min = ic_shm_share_min();
     t->share_per_call = ic_shm_share_pieces_per_call();
-    t->oversubscribed = ic_shm_oversubscribed(size);
-    t->stream_min = ic_shm_stream_min(t->oversubscribed);
-    t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);
     t->next_xfer = 1;
     t->force_scan = 1;
     t->peers = calloc((size_t)size, sizeof(*t->peers));
@@ -391,6 +389,13 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
      * Yama this fails with EINVAL, which is fine. */
     (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     shm_hdr_t *h = t->seg.hdr;
+    /* Whether the ranks outnumber the cores is the creator's finding (the
+     * segment's layout depends on it), so every rank waits, streams and
+     * prices the same way whatever its own IC_SHM_CORES says. */
+    t->oversubscribed = h->crowded != 0;
+    t->yield_ns = ic_shm_yield_ns(t->oversubscribed);
+    t->stream_min = ic_shm_stream_min(t->oversubscribed);
+    t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);
     t->probe_word = probe_value(h->tag, rank);
     st = ic_shm_seg_register(&t->seg, name, rank, &t->probe_word);
     if (st != IC_OK)

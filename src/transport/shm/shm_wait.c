@@ -344,9 +344,9 @@ bool ic_shm_oversubscribed(int nranks)
     return nranks > ic_shm_cores();
 }
 
-uint64_t ic_shm_yield_ns(int nranks)
+uint64_t ic_shm_yield_ns(bool oversubscribed)
 {
-    return ic_shm_oversubscribed(nranks) ? YIELD_NS_SHARED : YIELD_NS_ALONE;
+    return oversubscribed ? YIELD_NS_SHARED : YIELD_NS_ALONE;
 }
 
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
