@@ -124,8 +124,10 @@ ic_request_t *ic_plan_cache_take(ic_comm_t *comm, ic_coll_args_t *a, ic_mode_t m
         return NULL;
     ic_request_t *r = ways[hit];
     if (mode == IC_MODE_BLOCKING) {
-        memmove(ways + 1, ways, (size_t)hit * sizeof *ways);
-        ways[0] = r;
+        if (hit > 0) { /* a loop's call hits the first way: nothing to move */
+            memmove(ways + 1, ways, (size_t)hit * sizeof *ways);
+            ways[0] = r;
+        }
     } else {
         memmove(ways + hit, ways + hit + 1, (size_t)(IC_PLAN_CACHE_WAYS - 1 - hit) * sizeof *ways);
         ways[IC_PLAN_CACHE_WAYS - 1] = NULL;
