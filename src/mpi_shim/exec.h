@@ -56,14 +56,29 @@ typedef struct shim_exec {
  * argument (the caller rejects the call). */
 ic_status_t shim_prepare(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
                          const shim_type_t *rt, shim_exec_t *x);
-/* The short way (simple.c): for a call c on ic that needs no packing and
- * no arrays, fills a (zeroed, with a->coll set) and the buffers as
- * shim_prepare and the public blocking function would, and returns that
- * function's name ("ic_bcast"), which ic_coll_run puts in its messages;
- * returns NULL for any other call, which takes the full way (reductions:
- * rt is their datatype, already accepted with the op). */
+/* Scatterv and gatherv on ic run with the counts at the root only (the
+ * direct entries) instead of broadcasting the root's counts first
+ * (prepare.c); the same on every rank. */
+int shim_counts_at_root_pays(const ic_comm_t *ic, ic_coll_t coll);
+/* The description of t when it is a predefined datatype whose elements
+ * are one contiguous run (nothing to pack), else NULL (simple.c). */
+const shim_type_t *shim_type_contiguous(MPI_Datatype t);
+
+/* The v-forms' short way handles communicators of up to this many ranks
+ * (their arrays are the caller's, 4 * SHIM_SIMPLE_MAX_P entries). */
+#define SHIM_SIMPLE_MAX_P 64
+/* The short way (simple.c, simple_v.c): for a blocking call c on ic that
+ * needs no packing, fills a (zeroed, with a->coll set) and the buffers as
+ * shim_prepare and the public blocking function would, the v-forms' byte
+ * counts and displacements into arr (room for 4 * SHIM_SIMPLE_MAX_P), and
+ * returns that function's name ("ic_bcast"), which ic_coll_run puts in its
+ * messages; returns NULL for any other call, which takes the full way
+ * (reductions: rt is their datatype, already accepted with the op). */
 const char *shim_simple_args(const shim_call_t *c, const ic_comm_t *ic, const shim_type_t *rt,
-                             ic_coll_args_t *a, const void **sb, void **rb);
+                             ic_coll_args_t *a, const void **sb, void **rb, size_t *arr);
+/* Its part for scatterv, gatherv, allgatherv, alltoallv, reduce_scatter. */
+const char *shim_simple_v_args(const shim_call_t *c, const ic_comm_t *ic, const shim_type_t *rt,
+                               ic_coll_args_t *a, const void **sb, void **rb, size_t *arr);
 /* Packs x->in (before a run) / unpacks x->out (after). */
 int shim_pack_in(shim_exec_t *x);
 int shim_unpack_out(shim_exec_t *x);

@@ -13,7 +13,7 @@
  *
  * Scatterv and gatherv: MPI gives the counts to the root only.  For small
  * p the call runs as one whose counts only the root has (the direct
- * entries, counts_at_root_pays); otherwise intercom plans with every
+ * entries, shim_counts_at_root_pays); otherwise intercom plans with every
  * rank's count on every rank, so the root's byte counts are broadcast
  * first (run.c).  Every other argument maps one to one.
  */
@@ -212,15 +212,15 @@ static ic_status_t own_side(shim_exec_t *x, MPI_Count n, MPI_Datatype type, cons
  * v-form (2 ceil(log2 p) on the critical path), and the communicator does
  * not force another algorithm.  Depends on p and the forced algorithm only,
  * which are the same on every rank. */
-static int counts_at_root_pays(const shim_exec_t *x)
+int shim_counts_at_root_pays(const ic_comm_t *ic, ic_coll_t coll)
 {
-    const char *forced = x->ic->algo[x->coll];
+    const char *forced = ic->algo[coll];
     if (forced && strcmp(forced, "auto") != 0 && strcmp(forced, "direct") != 0)
         return 0;
     int log2p = 0;
-    while ((1 << log2p) < x->p)
+    while ((1 << log2p) < ic->size)
         log2p++;
-    return x->p - 1 <= 2 * log2p;
+    return ic->size - 1 <= 2 * log2p;
 }
 
 static ic_status_t prepare_v(shim_exec_t *x)
@@ -255,7 +255,7 @@ static ic_status_t prepare_v(shim_exec_t *x)
     } else {
         x->counts = a, x->displs = a + p;
         x->root_counts = coll != IC_COLL_ALLGATHERV;
-        if (x->root_counts && counts_at_root_pays(x)) {
+        if (x->root_counts && shim_counts_at_root_pays(x->ic, x->coll)) {
             x->root_counts = 0;
             x->counts_at_root = 1;
         }

@@ -13,9 +13,9 @@
  * IC_ERR_PEER_REJECTED instead of waiting, and the error goes through the
  * communicator's MPI error handler (report.c).
  *
- * A served blocking call that needs no packing and no arrays (most calls)
- * takes the short way: its intercom arguments straight from the call
- * record (simple.c), no shim_exec_t.  Everything else, and every call
+ * A served blocking call that needs no packing (most calls) takes the
+ * short way: its intercom arguments straight from the call record
+ * (simple.c; the v-forms' arrays on the stack, simple_v.c), no shim_exec_t.  Everything else, and every call
  * whose arguments are bad, takes the full way (prepare.c), which names the
  * bad argument; both give intercom the same call.
  */
@@ -156,7 +156,7 @@ static int run_blocking(shim_exec_t *x, const char **algo)
     return st == IC_OK ? MPI_SUCCESS : shim_error(x->call.comm, st);
 }
 
-/* The short way of a blocking call without packing or arrays: straight to
+/* The short way of a blocking call without packing: straight to
  * ic_coll_run, as the public blocking function would call it.  Returns
  * 0, having done nothing, for any other call. */
 static int run_simple(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
@@ -167,8 +167,9 @@ static int run_simple(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
     ic_coll_args_t a = {0};
     const void *sb;
     void *rb;
+    size_t arr[4 * SHIM_SIMPLE_MAX_P]; /* the v-forms' counts and displacements */
     a.coll = (ic_coll_t)c->coll;
-    const char *fn = shim_simple_args(c, ic, t, &a, &sb, &rb);
+    const char *fn = shim_simple_args(c, ic, t, &a, &sb, &rb, arr);
     if (!fn)
         return 0;
     a.op = op;
@@ -179,7 +180,7 @@ static int run_simple(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
     return 1;
 }
 
-/* Serves a call the short way cannot (run_simple): packing, arrays,
+/* Serves a call the short way cannot (run_simple): packing, large arrays,
  * the nonblocking and persistent forms, arguments to reject.  Not inlined,
  * so that the short way does not pay for this frame. */
 __attribute__((noinline)) static int serve(const shim_call_t *c, ic_comm_t *ic,

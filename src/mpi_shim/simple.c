@@ -12,8 +12,11 @@
  * elements for reductions), and it runs as the blocking ic_<name> call
  * would run it (ic_coll_run with that name, so messages name it alike).
  *
- * Anything else — another collective or form, a derived or unknown
- * datatype, a negative count — is left to the full way (shim_prepare),
+ * The v-forms and reduce_scatter take the same short way with their
+ * arrays on the caller's stack (simple_v.c).
+ *
+ * Anything else — another form, a derived or unknown datatype, a negative
+ * count — is left to the full way (shim_prepare),
  * untouched: that way checks it and names the argument.  So the short way
  * never decides differently from the full one; it only skips work.  It
  * uses no shared state but the read-only datatype table and the report's
@@ -39,9 +42,7 @@ static const char *const blocking_name[IC_COLL_COUNT] = {
     [IC_COLL_EXSCAN] = "ic_exscan",
 };
 
-/* The description of t when it is a predefined datatype whose elements
- * are one contiguous run (nothing to pack), else NULL. */
-static const shim_type_t *contiguous(MPI_Datatype t)
+const shim_type_t *shim_type_contiguous(MPI_Datatype t)
 {
     const shim_type_t *k = shim_type_known(t);
     return k && k->identity ? k : NULL;
@@ -51,7 +52,7 @@ static const shim_type_t *contiguous(MPI_Datatype t)
  * case without packing). */
 static int bcast_args(const shim_call_t *c, ic_coll_args_t *a)
 {
-    const shim_type_t *t = contiguous(c->stype);
+    const shim_type_t *t = shim_type_contiguous(c->stype);
     if (c->scount < 0 || !t)
         return 0;
     a->count = (size_t)(c->scount * t->size);
@@ -69,10 +70,10 @@ static int block_args(const shim_call_t *c, int me, int ns, int nr, ic_coll_args
     int send_side = c->sb != MPI_IN_PLACE && ns > 0;
     int recv_side = c->rb != MPI_IN_PLACE && nr > 0;
     const shim_type_t *ts = NULL, *tr = NULL;
-    if (send_side && (c->scount < 0 || !(ts = contiguous(c->stype))))
+    if (send_side && (c->scount < 0 || !(ts = shim_type_contiguous(c->stype))))
         return 0;
     if ((recv_side || (c->sb == MPI_IN_PLACE && root)) &&
-        (c->rcount < 0 || !(tr = contiguous(c->rtype))))
+        (c->rcount < 0 || !(tr = shim_type_contiguous(c->rtype))))
         return 0;
     a->count = ts ? (size_t)(c->scount * ts->size) : tr ? (size_t)(c->rcount * tr->size) : 0;
     return 1;
@@ -91,7 +92,7 @@ static int reduction_args(const shim_call_t *c, const shim_type_t *rt, ic_coll_a
 }
 
 const char *shim_simple_args(const shim_call_t *c, const ic_comm_t *ic, const shim_type_t *rt,
-                             ic_coll_args_t *a, const void **sb, void **rb)
+                             ic_coll_args_t *a, const void **sb, void **rb, size_t *arr)
 {
     /* As in shim_prepare, only the send buffer of a reduction and both
      * buffers of the block collectives translate MPI_IN_PLACE. */
@@ -131,8 +132,8 @@ const char *shim_simple_args(const shim_call_t *c, const ic_comm_t *ic, const sh
     case IC_COLL_REDUCE_SCATTER_BLOCK:
         ok = reduction_args(c, rt, a);
         break;
-    default: /* the v-forms and reduce_scatter: arrays */
-        break;
+    default: /* the v-forms and reduce_scatter: arrays (simple_v.c) */
+        return shim_simple_v_args(c, ic, rt, a, sb, rb, arr);
     }
     return ok ? blocking_name[c->coll] : NULL;
 }
