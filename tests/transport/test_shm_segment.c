@@ -273,7 +273,8 @@ static void test_layout(void)
 }
 
 /* A rank of a crowded job (created under IC_SHM_CORES=1) whose own
- * environment says every rank has a core. */
+ * environment says every rank has a core: it must follow the creator's
+ * layout, waiting and cost model (1 core) all the same. */
 static int crowded_rank(int rank, int size, const char *name, void *arg)
 {
     (void)arg;
@@ -282,10 +283,11 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
     int bad = 0;
     if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 128u << 10 || !st->oversubscribed ||
-        t->rndv_bytes != 0) {
-        printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g\n", rank,
-               st->seg.hdr->crowded, st->seg.hdr->eager_max, (int)st->oversubscribed,
-               t->rndv_bytes);
+        t->rndv_bytes != 0 || st->seg.hdr->cores != 1 || t->cores != 1) {
+        printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g, cores %u "
+               "(model %g)\n",
+               rank, st->seg.hdr->crowded, st->seg.hdr->eager_max, (int)st->oversubscribed,
+               t->rndv_bytes, st->seg.hdr->cores, t->cores);
         bad = 20;
     }
     enum { N = 128u << 10 };

@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 6u
+#define SHM_VERSION 7u
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -51,7 +51,7 @@ typedef struct shm_hdr {
         bulk_stride;
     uint32_t ncells, chunk, nchunks, eager_max;
     uint32_t crowded; /* 1: the creator found more ranks than cores (shm_segment.c) */
-    uint32_t reserved;
+    uint32_t cores;   /* the cores the creator found (ic_shm_cores): every rank's model */
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;
@@ -320,8 +320,6 @@ uint64_t ic_shm_yield_ns(bool oversubscribed);
  * the bound core/env.c checks), else the online processors. */
 #define IC_SHM_CORES_MAX 65536
 long ic_shm_cores(void);
-/* True when nranks ranks outnumber ic_shm_cores(). */
-bool ic_shm_oversubscribed(int nranks);
 void ic_shm_mark_failed(const shm_seg_t *seg, int rank, int status);
 ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s);
 int ic_shm_pidfd_open(pid_t pid);

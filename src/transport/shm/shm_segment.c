@@ -23,9 +23,10 @@
  * request, the receiver's process_vm_readv and the completion); from
  * about 28 KiB the rendezvous is faster (docs/perf/transport-model.md).
  *
- * Crowded jobs (the host's ranks outnumber its cores, ic_shm_oversubscribed,
- * decided once by the creator and kept in the header, so every rank of the
- * job uses the same layout whatever its own environment says): queues may
+ * Crowded jobs (the host's ranks outnumber its cores, ic_shm_cores(),
+ * decided once by the creator and kept in the header with that core count,
+ * so every rank of the job uses the same layout and prices with the same
+ * cores in its cost model whatever its own environment says): queues may
  * grow to 8192 cells (512 KiB) within the same 8 MiB, and eager_max is
  * min(128 KiB, a quarter of a queue): 128 KiB at p = 3 and 4, 64 KiB at
  * p = 5, 32 KiB at p = 6..8.  There a rendezvous costs scheduler turns,
@@ -162,7 +163,8 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
             goto fail;
         }
     }
-    ic_shm_layout(nranks, ic_shm_oversubscribed(nranks), &lay);
+    long cores = ic_shm_cores();
+    ic_shm_layout(nranks, nranks > cores, &lay);
     if (fchmod(fd, 0600) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
         goto fail_unlink;
@@ -208,6 +210,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     h->nchunks = lay.nchunks;
     h->eager_max = lay.eager_max;
     h->crowded = lay.crowded;
+    h->cores = (uint32_t)cores;
     h->tag = lay.tag;
     memcpy(h->name, nm, sizeof nm);
     atomic_store(&h->cma_ok, 1u);
@@ -319,7 +322,8 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
     memset(&want, 0, sizeof want);
     uint32_t crowded = h->crowded; /* the creator's finding, which every rank follows */
     ic_shm_layout(size, crowded == 1, &want);
-    if (crowded > 1 || h->total_size != want.total_size || h->rank_off != want.rank_off ||
+    if (crowded > 1 || h->cores < 1 || h->cores > IC_SHM_CORES_MAX ||
+        h->total_size != want.total_size || h->rank_off != want.rank_off ||
         h->queue_off != want.queue_off || h->queue_stride != want.queue_stride ||
         h->bulk_ctl_off != want.bulk_ctl_off || h->tickets_off != want.tickets_off ||
         h->bulk_data_off != want.bulk_data_off ||

@@ -437,7 +437,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
         t->base.rndv_bytes = (double)h->eager_max;
         t->base.share_bytes = t->cma ? (double)t->share_min : 0;
     } else { /* pipelines are priced and cut for this many (model.h) */
-        t->base.cores = (double)ic_shm_cores();
+        t->base.cores = (double)h->cores; /* the creator's count: every rank prices alike */
     }
     *out = &t->base;
     return IC_OK;

@@ -339,11 +339,6 @@ long ic_shm_cores(void)
     return c >= 1 ? c : 1;
 }
 
-bool ic_shm_oversubscribed(int nranks)
-{
-    return nranks > ic_shm_cores();
-}
-
 uint64_t ic_shm_yield_ns(bool oversubscribed)
 {
     return oversubscribed ? YIELD_NS_SHARED : YIELD_NS_ALONE;
