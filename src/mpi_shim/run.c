@@ -15,9 +15,10 @@
  *
  * A served blocking call that needs no packing (most calls) takes the
  * short way: its intercom arguments straight from the call record
- * (simple.c; the v-forms' arrays on the stack, simple_v.c), no shim_exec_t.  Everything else, and every call
- * whose arguments are bad, takes the full way (prepare.c), which names the
- * bad argument; both give intercom the same call.
+ * (simple.c; the v-forms' arrays on the stack, simple_v.c), no
+ * shim_exec_t.  Everything else, and every call whose arguments are bad,
+ * takes the full way (prepare.c), which names the bad argument; both give
+ * intercom the same call.
  */
 #include "mpi_shim/exec.h"
 
