@@ -40,6 +40,10 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan);
 /* Frees everything of x (it must not be running). */
 void ic_exec_release(ic_exec_t *x);
 
+/* Sends of at most this many bytes that are ready at the start of a run
+ * are posted before its receives; the receives before anything else. */
+#define IC_EXEC_SEND_FIRST_MAX ((size_t)16384)
+
 /* Binds buffers and starts a run: steps with no dependency become ready.
  * Its messages carry (comm_id, seq, step tag) and the call's signature. */
 void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t comm_id,

@@ -98,7 +98,8 @@ bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r)
     /* A sender with receives of its own in flight would not share the
      * receiver's single copy (shm_share.c), so the receiver would copy
      * alone at process_vm_readv's rate: streaming pays from a lower size
-     * (an exchange).  Receives are posted before sends (plan/exec.c).
+     * (an exchange).  Receives are posted before sends of more
+     * than IC_EXEC_SEND_FIRST_MAX bytes (plan/exec.c).
      * A pair broken by a cancelled chunked transfer takes single copy. */
     uint64_t min = t->nrecvs > 0 ? t->stream_xchg_min : t->stream_min;
     return min > 0 && r->bytes >= min && r->peer != t->base.rank &&

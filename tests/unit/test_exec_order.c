@@ -1,0 +1,150 @@
+/*
+ * test_exec_order.c — the order in which the executor (src/plan/exec.c)
+ * posts the steps ready at the start of a run: sends of at most
+ * IC_EXEC_SEND_FIRST_MAX bytes first, then the receives, then larger
+ * sends, each group in program order; and that a step with a dependency
+ * waits for it.  A recording transport stands in for a real one: it
+ * notes every isend and irecv and completes each request when tested.
+ */
+#include "plan/exec.h"
+
+#include <string.h>
+
+#include "check.h"
+
+enum { MAXLOG = 16 };
+
+typedef struct {
+    ic_transport_t base;
+    char log[MAXLOG][24]; /* "send 1 8", "recv 2 16", ... */
+    int n;
+} rec_t;
+
+static void note(ic_transport_t *t, const char *what, int peer, size_t bytes)
+{
+    rec_t *r = (rec_t *)(void *)t;
+    if (r->n < MAXLOG)
+        snprintf(r->log[r->n++], sizeof r->log[0], "%s %d %zu", what, peer, bytes);
+}
+
+static ic_status_t rec_isend(ic_transport_t *t, int peer, ic_match_key_t key, const void *buf,
+                             size_t bytes, ic_tx_req_t *req)
+{
+    (void)key, (void)buf;
+    memset(req, 0, sizeof *req);
+    note(t, "send", peer, bytes);
+    return IC_OK;
+}
+
+static ic_status_t rec_irecv(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
+                             size_t bytes, ic_tx_req_t *req)
+{
+    (void)key, (void)buf;
+    memset(req, 0, sizeof *req);
+    note(t, "recv", peer, bytes);
+    return IC_OK;
+}
+
+static ic_status_t rec_test(ic_transport_t *t, ic_tx_req_t *req, int *done)
+{
+    (void)t, (void)req;
+    *done = 1;
+    return IC_OK;
+}
+
+static ic_status_t rec_cancel(ic_transport_t *t, ic_tx_req_t *req)
+{
+    (void)t, (void)req;
+    return IC_OK;
+}
+
+static ic_status_t rec_progress(ic_transport_t *t)
+{
+    (void)t;
+    return IC_OK;
+}
+
+static const ic_transport_ops_t rec_ops = {.size = sizeof(ic_transport_ops_t),
+                                           .name = "recorder",
+                                           .isend = rec_isend,
+                                           .irecv = rec_irecv,
+                                           .test = rec_test,
+                                           .cancel = rec_cancel,
+                                           .progress = rec_progress};
+
+/* Runs plan pl (taken over) to the end on a fresh recorder; the log in r. */
+static void run(ic_plan_t *pl, rec_t *r, void *sendbuf, void *recvbuf)
+{
+    memset(r, 0, sizeof *r);
+    r->base.ops = &rec_ops;
+    r->base.rank = 0;
+    r->base.size = 4;
+    ic_exec_t x;
+    memset(&x, 0, sizeof x);
+    CHECK(ic_exec_prepare(&x, pl) == IC_OK, "prepare failed");
+    ic_exec_start(&x, &r->base, NULL, 1, 1, 0, sendbuf, recvbuf);
+    int done = 0;
+    for (int k = 0; k < 10 && !done; k++)
+        CHECK(ic_exec_progress(&x, &done) == IC_OK, "progress failed");
+    CHECK(done, "the run did not finish");
+    ic_exec_release(&x);
+}
+
+static void expect(const rec_t *r, const char *const *want, int n, const char *what)
+{
+    int ok = r->n == n;
+    for (int i = 0; ok && i < n; i++)
+        ok = strcmp(r->log[i], want[i]) == 0;
+    CHECK(ok, "%s: posted %d steps, the first '%s', wanted '%s' first", what, r->n,
+          r->n ? r->log[0] : "", want[0]);
+    if (!ok)
+        for (int i = 0; i < r->n; i++)
+            printf("    posted %d: %s%s%s\n", i, r->log[i], i < n ? ", wanted " : "",
+                   i < n ? want[i] : "");
+}
+
+static unsigned char sbuf[1 << 16], rbuf[1 << 16];
+
+static void test_small_sends_first(void)
+{
+    ic_plan_t pl;
+    ic_plan_init(&pl, 0, 4, IC_COLL_ALLTOALL);
+    size_t big = IC_EXEC_SEND_FIRST_MAX + 1, small = IC_EXEC_SEND_FIRST_MAX;
+    /* Independent steps (disjoint bytes), in this program order. */
+    ic_plan_recv(&pl, 1, 0, ic_loc(IC_BUF_RECV, 0), 8);
+    ic_plan_send(&pl, 2, 0, ic_loc(IC_BUF_SEND, 0), big);
+    ic_plan_send(&pl, 1, 0, ic_loc(IC_BUF_SEND, big), 8);
+    ic_plan_recv(&pl, 3, 0, ic_loc(IC_BUF_RECV, 8), 0);
+    ic_plan_send(&pl, 3, 0, ic_loc(IC_BUF_SEND, big + 8), small);
+    rec_t r;
+    run(&pl, &r, sbuf, rbuf);
+    static const char *const want[] = {"send 1 8", "send 3 16384", "recv 1 8", "recv 3 0",
+                                       "send 2 16385"};
+    expect(&r, want, 5, "ready at the start");
+}
+
+static void test_dependent_send_waits(void)
+{
+    /* The dissemination barrier's shape: round 1's send waits for round
+     * 0's receive; round 1's receive is ready at once. */
+    ic_plan_t pl;
+    ic_plan_init(&pl, 0, 4, IC_COLL_BARRIER);
+    long s0 = ic_plan_send(&pl, 1, 0, ic_loc(IC_BUF_NONE, 0), 0);
+    long r0 = ic_plan_recv(&pl, 3, 0, ic_loc(IC_BUF_NONE, 0), 0);
+    long s1 = ic_plan_send(&pl, 2, 1, ic_loc(IC_BUF_NONE, 0), 0);
+    ic_plan_add_dep(&pl, s1, r0);
+    ic_plan_recv(&pl, 2, 1, ic_loc(IC_BUF_NONE, 0), 0);
+    CHECK(s0 == 0 && r0 == 1 && s1 == 2, "step indices %ld %ld %ld", s0, r0, s1);
+    rec_t r;
+    run(&pl, &r, NULL, NULL);
+    static const char *const want[] = {"send 1 0", "recv 3 0", "recv 2 0", "send 2 0"};
+    expect(&r, want, 4, "barrier rounds");
+}
+
+int main(void)
+{
+    test_small_sends_first();
+    test_dependent_send_waits();
+    printf("test_exec_order: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
