@@ -83,6 +83,7 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 100000, rounds = argc > 2 ? atoi(argv[2]) : 5;
     if (n < 1 || rounds < 1) {
         fprintf(stderr, "usage: call_latency [N >= 1] [R >= 1]\n");
+        stop(c);
         return 2;
     }
     int me = rank_of(c);

@@ -107,8 +107,8 @@ void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t c
      * then the receives, then the rest, each in program order.  A small
      * message is on its way before this rank spends a hundred-odd
      * instructions per receive it posts: the peer's wait is the critical
-     * path of an exchange (2 ranks, loops of 8-byte calls: barrier 0.83,
-     * allreduce 0.88 of the time, docs/perf/per-call-work.md).  The
+     * path of an exchange (2 ranks, loops of 8-byte calls: barrier 0.89,
+     * allreduce 0.96 of the time, docs/perf/per-call-work.md).  The
      * receives still go before larger sends: a receive posted before the
      * matching message arrives is never buffered as unexpected, and a peer
      * sees that this rank receives before its large message comes
