@@ -35,9 +35,11 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
     x->local = malloc(sizeof(uint32_t) * (n + 1));
     x->active = malloc(sizeof(uint32_t) * (n + 1));
     x->req = malloc(sizeof(ic_tx_req_t) * (n + 1));
+    x->start = malloc(sizeof(uint32_t) * (n + 1));
+    x->deps0 = malloc(sizeof(uint32_t) * (n + 1));
     x->scratch = malloc(x->plan.scratch_bytes ? x->plan.scratch_bytes : 1);
     if (!x->succ_first || !x->succ || !x->remaining || !x->ready || !x->local || !x->active ||
-        !x->req || !x->scratch) {
+        !x->req || !x->start || !x->deps0 || !x->scratch) {
         ic_exec_release(x);
         return ic_set_error(IC_ERR_NO_MEM, "out of memory preparing a plan");
     }
@@ -53,6 +55,30 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
         for (uint32_t d = 0; d < s[i].ndeps; d++) {
             uint32_t b = x->plan.deps[s[i].dep_first + d];
             x->succ[x->succ_first[b] + x->remaining[b]++] = (uint32_t)i;
+        }
+    /* The run's initial state, copied by every ic_exec_start: each step's
+     * unmet dependencies, and the steps ready at the start, stacked (the
+     * last pass on top) so that small sends come off first, then the
+     * receives, then the rest, each in program order.  A small message is
+     * on its way before this rank spends a hundred-odd instructions per
+     * receive it posts: the peer's wait is the critical path of an
+     * exchange (2 ranks, loops of 8-byte calls: barrier 0.89, allreduce
+     * 0.96 of the time, docs/perf/per-call-work.md).  The receives still
+     * go before larger sends: a receive posted before the matching message
+     * arrives is never buffered as unexpected, and a peer sees that this
+     * rank receives before its large message comes (shm_share.c,
+     * shm_rndv.c).  Posting order never changes what is sent or matched,
+     * so ranks need not agree on it. */
+    for (size_t i = 0; i < n; i++)
+        x->deps0[i] = s[i].ndeps;
+    x->nstart = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = n; i-- > 0;) {
+            int kind = s[i].kind == IC_STEP_RECV                                           ? 1
+                       : s[i].kind == IC_STEP_SEND && s[i].bytes <= IC_EXEC_SEND_FIRST_MAX ? 2
+                                                                                           : 0;
+            if (kind == pass && s[i].ndeps == 0)
+                x->start[x->nstart++] = (uint32_t)i;
         }
     return IC_OK;
 }
@@ -83,6 +109,8 @@ void ic_exec_release(ic_exec_t *x)
     free(x->local);
     free(x->active);
     free(x->req);
+    free(x->start);
+    free(x->deps0);
     free(x->scratch);
     memset(x, 0, sizeof(*x));
 }
@@ -103,31 +131,9 @@ void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t c
     x->nready = x->nlocal = x->nactive = x->ndone = 0;
     x->status = IC_OK;
     x->running = 1;
-    /* Stacked (the last pass on top) so that small sends come off first,
-     * then the receives, then the rest, each in program order.  A small
-     * message is on its way before this rank spends a hundred-odd
-     * instructions per receive it posts: the peer's wait is the critical
-     * path of an exchange (2 ranks, loops of 8-byte calls: barrier 0.89,
-     * allreduce 0.96 of the time, docs/perf/per-call-work.md).  The
-     * receives still go before larger sends: a receive posted before the
-     * matching message arrives is never buffered as unexpected, and a peer
-     * sees that this rank receives before its large message comes
-     * (shm_share.c, shm_rndv.c).  Posting order never changes what is
-     * sent or matched, so ranks need not agree on it. */
-    for (int pass = 0; pass < 3; pass++)
-        for (size_t i = x->plan.nsteps; i-- > 0;) {
-            const ic_step_t *s = &x->plan.steps[i];
-            int kind = s->kind == IC_STEP_RECV                                        ? 1
-                       : s->kind == IC_STEP_SEND && s->bytes <= IC_EXEC_SEND_FIRST_MAX ? 2
-                                                                                       : 0;
-            if (kind != pass || s->ndeps != 0)
-                continue;
-            x->remaining[i] = 0;
-            x->ready[x->nready++] = (uint32_t)i;
-        }
-    for (size_t i = 0; i < x->plan.nsteps; i++)
-        if (x->plan.steps[i].ndeps != 0)
-            x->remaining[i] = x->plan.steps[i].ndeps;
+    memcpy(x->remaining, x->deps0, sizeof(uint32_t) * x->plan.nsteps);
+    memcpy(x->ready, x->start, sizeof(uint32_t) * x->nstart);
+    x->nready = x->nstart;
 }
 
 static void complete(ic_exec_t *x, uint32_t i)

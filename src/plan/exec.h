@@ -24,6 +24,9 @@ typedef struct ic_exec {
     uint32_t *local;          /* ready local steps, run once no message is left to post */
     uint32_t *active;         /* SEND/RECV steps posted, not yet complete */
     ic_tx_req_t *req;         /* one per step */
+    uint32_t *start;          /* the steps ready at the start, stacked in posting order */
+    uint32_t *deps0;          /* each step's dependency count: remaining[] at the start */
+    size_t nstart;
     unsigned char *scratch;   /* plan.scratch_bytes */
     size_t nready, nlocal, nactive, ndone;
     /* Per run. */
