@@ -4,19 +4,16 @@
  * Calls reuse the plans of earlier calls with the same arguments
  * (plan_cache.c), so a loop of identical calls, or of calls that cycle
  * through a few roots or sizes, plans once per distinct call and
- * allocates nothing.  Every started run is on one process-wide list;
- * waiting on any request advances all of them, so requests of several
- * communicators never wait for each other.
+ * allocates nothing.  A started run goes on the process's list of active
+ * runs (run_list.c), which runs it to completion for a blocking call; the
+ * request handles of the other forms are requests.c's.
  *
- * Threads (intercom.h): the list, every run's state and the transport are
- * guarded by one process-wide lock, run_lock, which is also the
- * transport's guard: its wait lets the lock go while it sleeps.  Planning
- * (the expensive part of a first call) runs outside the lock.  A thread
- * whose progress finishes another thread's request wakes the waiters.
+ * Threads (intercom.h): the runs and the transport are guarded by one
+ * process-wide lock, ic_run_lock (run_list.c).  Planning (the expensive
+ * part of a first call) runs outside the lock.
  */
-#include "core/coll_run.h"
+#include "core/coll_internal.h"
 
-#include "base/handles.h"
 #include "base/status.h"
 #include "core/call_args.h"
 #include "core/check.h"
@@ -28,10 +25,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Sequence numbers reserved by ic_coll_reserve, for this thread's next
  * start (ic_coll_use_seq): the next one and how many are left. */
@@ -39,8 +32,8 @@ static _Thread_local uint64_t use_seq;
 static _Thread_local int use_left;
 
 /* The sequence number of the next call this thread starts on comm: a
- * reserved one, or the communicator's next.  run_lock held. */
-static uint64_t take_seq(ic_comm_t *comm)
+ * reserved one, or the communicator's next.  ic_run_lock held. */
+uint64_t ic_coll_take_seq(ic_comm_t *comm)
 {
     if (use_left > 0) {
         use_left--;
@@ -48,230 +41,6 @@ static uint64_t take_seq(ic_comm_t *comm)
     }
     return comm->seq++;
 }
-static ic_request_t *active_list; /* guarded by run_lock */
-static int nwaiters;              /* threads in wait_one, guarded by run_lock */
-
-pthread_mutex_t *ic_coll_guard(void)
-{
-    return &run_lock;
-}
-
-static void activate(ic_request_t *r)
-{
-    r->active = 1;
-    r->next = active_list;
-    active_list = r;
-}
-
-static void deactivate(ic_request_t *r)
-{
-    for (ic_request_t **p = &active_list; *p; p = &(*p)->next)
-        if (*p == r) {
-            *p = r->next;
-            break;
-        }
-    r->active = 0;
-    r->next = NULL;
-}
-
-/* Requests live in a handle pool, so that ic_test, ic_wait, ic_start and
- * ic_request_free recognise a freed or garbage handle (base/handles.h). */
-static ic_pool_t request_pool = IC_POOL_INIT("request", ic_request_t, 1);
-
-/* IC_OK, or IC_ERR_ARG naming fn when r is not a live request of the
- * caller's (a completed nonblocking request's handle may be back in a
- * plan cache). */
-static ic_status_t request_check(const char *fn, const ic_request_t *r)
-{
-    if (!ic_pool_live(&request_pool, r) || r->cached)
-        return ic_set_error(IC_ERR_ARG,
-                            "%s: req is not a valid request (completed and freed already, or "
-                            "not an ic_request_t)",
-                            fn);
-    return IC_OK;
-}
-
-void ic_request_destroy(ic_request_t *r)
-{
-    if (!r)
-        return;
-    if (r->active)
-        deactivate(r);
-    ic_exec_release(&r->x);
-    free(r->arrays);
-    ic_pool_put(&request_pool, r);
-}
-
-/* The error of a call on a communicator that failed earlier. */
-static ic_status_t revoked(const char *fn, const ic_comm_t *comm)
-{
-    return ic_set_error(IC_ERR_REVOKED,
-                        "%s: the communicator failed in an earlier call (%s); every later "
-                        "collective on it fails: free it (ic_comm_free / ic_finalize)",
-                        fn, comm->failed_why);
-}
-
-/* Tells every other member of comm that this rank will not take part in
- * call seq (scope IC_NOTICE_CALL) or in any call of comm from seq on
- * (IC_NOTICE_COMM), with ic_last_error() as the reason.  run_lock held. */
-static void notify_members(ic_comm_t *comm, uint64_t seq, int scope, ic_status_t status)
-{
-    ic_transport_t *t = comm->t;
-    if (!t)
-        return;
-    char why[IC_NOTICE_TEXT_MAX];
-    snprintf(why, sizeof why, "%s", ic_last_error());
-    ic_match_key_t key = {comm->id, seq, 0, 0};
-    for (int i = 0; i < comm->size; i++)
-        if (i != comm->rank)
-            t->ops->notify(t, comm->world[i], key, scope, status, why);
-    ic_set_error(status, "%s", why); /* the reason stays the last error */
-}
-
-/* Marks comm failed with st (ic_last_error() is its message), ends every
- * other run of comm in flight with IC_ERR_REVOKED, cancelling their
- * transport requests, and tells the other members (from call seq on).
- * Called with run_lock held. */
-static void comm_fail(ic_comm_t *comm, ic_status_t st, uint64_t seq)
-{
-    if (atomic_load_explicit(&comm->failed, memory_order_relaxed) != IC_OK)
-        return;
-    snprintf(comm->failed_why, sizeof comm->failed_why, "%s: %s", ic_status_string(st),
-             ic_last_error()[0] ? ic_last_error() : "no message");
-    atomic_store_explicit(&comm->failed, st, memory_order_release);
-    for (ic_request_t *r = active_list, *next; r; r = next) {
-        next = r->next;
-        if (r->comm != comm)
-            continue;
-        ic_exec_cancel(&r->x, IC_ERR_REVOKED);
-        deactivate(r);
-    }
-    if (st != IC_ERR_REVOKED) { /* a revoked member has told everyone already */
-        ic_set_error(st, "%s", comm->failed_why);
-        notify_members(comm, seq, IC_NOTICE_COMM, IC_ERR_REVOKED);
-    }
-}
-
-/* Ends run r with the error st (a timeout, a failed wait): cancels what it
- * has in flight and, unless another rank only rejected this one call
- * (IC_ERR_PEER_REJECTED: the communicator goes on), fails its
- * communicator.  run_lock held. */
-static void run_fail(ic_request_t *r, ic_status_t st)
-{
-    ic_exec_cancel(&r->x, st);
-    if (r->active)
-        deactivate(r);
-    if (st != IC_ERR_PEER_REJECTED)
-        comm_fail(r->comm, st, r->x.key.seq);
-}
-
-/* The status of a run that is over, with its message when it was ended
- * because its communicator failed. */
-static ic_status_t ended_status(const ic_request_t *r)
-{
-    if (r->x.status == IC_ERR_REVOKED)
-        return revoked("collective", r->comm);
-    return r->x.status;
-}
-
-/* Advances every active run once; returns the first error of `mine`.
- * A run that fails fails its communicator (comm_fail).  Called with
- * run_lock held. */
-static ic_status_t progress_all(ic_request_t *mine, int *mine_done)
-{
-    ic_status_t st = IC_OK;
-    *mine_done = 0;
-    for (ic_request_t *r = active_list, *next; r; r = next) {
-        next = r->next;
-        int done = 0;
-        ic_status_t s = ic_exec_progress(&r->x, &done);
-        if (r == mine) {
-            st = s;
-            *mine_done = done;
-        }
-        if (done || s != IC_OK) {
-            if (s != IC_OK)
-                run_fail(r, s);
-            else
-                deactivate(r);
-            if (r != mine && nwaiters > 0 && r->comm->t) /* another thread may wait on r */
-                r->comm->t->ops->wake(r->comm->t);
-        }
-    }
-    if (mine && !mine->active && !*mine_done && st == IC_OK)
-        st = ended_status(mine); /* finished in an earlier pass */
-    return st;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void (*_Atomic idle_hook)(void);
-
-void ic_coll_set_idle_hook(void (*fn)(void))
-{
-    atomic_store(&idle_hook, fn);
-}
-
-/* A wait that has lasted IDLE_HOOK_AFTER seconds calls the idle hook
- * (without run_lock) that often. */
-#define IDLE_HOOK_AFTER 2e-4
-#define CLOCK_EVERY 4u
-
-/* Runs r until it completes, fails, or the communicator's timeout
- * (IC_TIMEOUT) passes: a peer that hangs without dying.  Called with
- * run_lock held; the transport's wait lets it go while it sleeps. */
-static ic_status_t wait_one(ic_request_t *r)
-{
-    if (!r->active)
-        return ended_status(r);
-    void (*hook)(void) = atomic_load(&idle_hook);
-    double limit = r->comm->timeout, start = 0, now = 0, next_hook = 0;
-    bool timed = limit > 0 || hook;
-    ic_status_t st;
-    nwaiters++;
-    /* The clock is read only once the run has had to wait, and then on
-     * every CLOCK_EVERY-th pass: most short calls never read it. */
-    for (unsigned pass = 0;; pass++) {
-        int done;
-        st = progress_all(r, &done);
-        if (st != IC_OK || done || !r->active)
-            break;
-        if (timed && pass % CLOCK_EVERY == 1) {
-            now = now_s();
-            if (pass == 1) {
-                start = now;
-                next_hook = now + IDLE_HOOK_AFTER;
-            }
-        }
-        if (limit > 0 && pass > 1 && now - start > limit) {
-            st = ic_set_error(IC_ERR_TIMEOUT, "not finished after %.1f s (IC_TIMEOUT)", limit);
-            run_fail(r, st);
-            break;
-        }
-        ic_transport_t *t = r->comm->t;
-        if (t) {
-            st = t->ops->wait(t, 0.005);
-            if (st != IC_OK) {
-                run_fail(r, st);
-                break;
-            }
-        }
-        if (hook && pass > 1 && pass % CLOCK_EVERY == 1 && now >= next_hook) {
-            pthread_mutex_unlock(&run_lock);
-            hook();
-            pthread_mutex_lock(&run_lock);
-            next_hook = now_s() + IDLE_HOOK_AFTER;
-        }
-    }
-    nwaiters--;
-    return st;
-}
-
 /* The size exchange of an all-to-allv entry that forwards blocks
  * (IC_ALGO_SIZES, catalog.h), run to completion now, under the sequence
  * number the call's data plan takes next (its tags are in a phase of their
@@ -288,7 +57,7 @@ static ic_status_t exchange_sizes(const char *fn, ic_comm_t *comm, const ic_coll
     size_t bytes = pl.buf_bytes[IC_BUF_RECV];
     *nrec = bytes / sizeof(size_t);
     *rec = malloc(bytes ? bytes : 1);
-    ic_request_t *r = *rec ? ic_pool_get(&request_pool, NULL) : NULL;
+    ic_request_t *r = *rec ? ic_request_new() : NULL;
     if (!r) {
         ic_plan_release(&pl);
         free(*rec);
@@ -297,21 +66,21 @@ static ic_status_t exchange_sizes(const char *fn, ic_comm_t *comm, const ic_coll
     }
     st = ic_exec_prepare(&r->x, &pl);
     if (st != IC_OK) {
-        ic_pool_put(&request_pool, r);
+        ic_request_put(r);
         free(*rec);
         *rec = NULL;
         return st;
     }
     r->comm = comm;
     uint32_t sig = ic_call_sig(a, c, comm->size);
-    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&ic_run_lock);
     uint64_t seq = use_left > 0 ? use_seq : comm->seq; /* what take_seq gives next */
     ic_exec_start(&r->x, comm->t, comm->world, comm->id, seq, sig, ic_sizes_send_counts(a),
                   *rec);
-    activate(r);
-    st = wait_one(r);
+    ic_run_activate(r);
+    st = ic_run_wait(r);
     ic_request_destroy(r);
-    pthread_mutex_unlock(&run_lock);
+    pthread_mutex_unlock(&ic_run_lock);
     if (st != IC_OK) {
         free(*rec);
         *rec = NULL;
@@ -347,14 +116,14 @@ static ic_status_t plan_request(const char *fn, ic_comm_t *comm, const ic_coll_a
     free(rec);
     if (st != IC_OK)
         return st;
-    ic_request_t *r = ic_pool_get(&request_pool, NULL);
+    ic_request_t *r = ic_request_new();
     if (!r) {
         ic_plan_release(&pl);
         return ic_set_error(IC_ERR_NO_MEM, "%s: out of memory", fn);
     }
     st = ic_exec_prepare(&r->x, &pl);
     if (st != IC_OK) {
-        ic_pool_put(&request_pool, r);
+        ic_request_put(r);
         return st;
     }
     r->comm = comm;
@@ -392,21 +161,21 @@ static ic_status_t reject(ic_comm_t *comm, ic_mode_t mode, ic_status_t st, int n
         return st;
     char why[IC_NOTICE_TEXT_MAX];
     snprintf(why, sizeof why, "%s", ic_last_error());
-    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&ic_run_lock);
     for (int i = 0; i < nseq; i++) {
         ic_set_error(st, "%s", why);
-        notify_members(comm, take_seq(comm), IC_NOTICE_CALL, IC_ERR_PEER_REJECTED);
+        ic_run_notify_members(comm, ic_coll_take_seq(comm), IC_NOTICE_CALL, IC_ERR_PEER_REJECTED);
     }
-    pthread_mutex_unlock(&run_lock);
+    pthread_mutex_unlock(&ic_run_lock);
     return ic_set_error(st, "%s", why);
 }
 
 uint64_t ic_coll_reserve(ic_comm_t *comm)
 {
-    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&ic_run_lock);
     uint64_t s = comm->seq;
     comm->seq += comm->check && comm->size > 1 ? 2 : 1;
-    pthread_mutex_unlock(&run_lock);
+    pthread_mutex_unlock(&ic_run_lock);
     return s;
 }
 
@@ -442,7 +211,7 @@ const char *ic_request_algo(const ic_request_t *req, const ic_comm_t *comm, ic_c
  * exchange fails because a rank rejected the call, or the fingerprints
  * differ, every rank also skips s + 1, so the next call matches and the
  * communicator goes on. */
-static ic_status_t run_check(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a)
+ic_status_t ic_coll_check_start(const char *fn, ic_comm_t *comm, const ic_coll_args_t *a)
 {
     ic_status_t st = IC_OK;
     if (!comm->check_req) {
@@ -460,16 +229,16 @@ static ic_status_t run_check(const char *fn, ic_comm_t *comm, const ic_coll_args
     ic_fingerprint_t mine;
     ic_fingerprint_of(comm, a, &mine);
     ic_request_t *r = comm->check_req;
-    pthread_mutex_lock(&run_lock);
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, &mine,
+    pthread_mutex_lock(&ic_run_lock);
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, ic_coll_take_seq(comm), r->sig, &mine,
                   comm->check_buf);
-    activate(r);
-    st = wait_one(r);
+    ic_run_activate(r);
+    st = ic_run_wait(r);
     if (st == IC_OK)
         st = ic_fingerprints_compare(fn, comm->check_buf, comm->size);
     if (st == IC_ERR_MISMATCH || st == IC_ERR_PEER_REJECTED)
-        (void)take_seq(comm); /* every rank skips the call */
-    pthread_mutex_unlock(&run_lock);
+        (void)ic_coll_take_seq(comm); /* every rank skips the call */
+    pthread_mutex_unlock(&ic_run_lock);
     return st;
 }
 
@@ -500,21 +269,21 @@ static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const
         return false;
     if (ic_call_decode(fn, comm, a, &sendbuf, &recvbuf) != IC_OK)
         return false;
-    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&ic_run_lock);
     ic_request_t *r = ic_plan_cache_take(comm, a, IC_MODE_BLOCKING);
     if (!r || (r->send_bytes > 0 && !sendbuf) || (r->recv_bytes > 0 && !recvbuf) ||
         ic_call_buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
-        pthread_mutex_unlock(&run_lock);
+        pthread_mutex_unlock(&ic_run_lock);
         return false;
     }
     r->sendbuf = sendbuf;
     r->recvbuf = recvbuf;
     r->persistent = 0;
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, sendbuf,
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, ic_coll_take_seq(comm), r->sig, sendbuf,
                   recvbuf);
-    activate(r);
-    *st = wait_one(r);
-    pthread_mutex_unlock(&run_lock);
+    ic_run_activate(r);
+    *st = ic_run_wait(r);
+    pthread_mutex_unlock(&ic_run_lock);
     *st = blocking_status(fn, *st);
     return true;
 }
@@ -527,7 +296,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     if (st != IC_OK)
         return st;
     if (atomic_load_explicit(&comm->failed, memory_order_acquire) != IC_OK)
-        return revoked(fn, comm);
+        return ic_run_revoked(fn, comm);
     int checked = comm->check && mode != IC_MODE_PERSISTENT && comm->size > 1;
     if (mode == IC_MODE_BLOCKING && !checked && run_cached(fn, comm, a, sendbuf, recvbuf, &st))
         return st;
@@ -535,7 +304,7 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     if (st != IC_OK)
         return reject(comm, mode, st, checked ? 2 : 1);
     if (checked) {
-        st = run_check(fn, comm, a);
+        st = ic_coll_check_start(fn, comm, a);
         if (st != IC_OK)
             return st;
     }
@@ -544,9 +313,9 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     ic_request_t *r = NULL;
     bool once = false; /* not cached: destroyed after its run */
     if (mode != IC_MODE_PERSISTENT) {
-        pthread_mutex_lock(&run_lock);
+        pthread_mutex_lock(&ic_run_lock);
         r = ic_plan_cache_take(comm, a, mode);
-        pthread_mutex_unlock(&run_lock);
+        pthread_mutex_unlock(&ic_run_lock);
     }
     if (!r) {
         st = plan_request(fn, comm, a, mode, &r);
@@ -557,9 +326,9 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         const ic_algo_t *al = ic_catalog_find(a->coll, r->algo);
         once = al && (al->flags & IC_ALGO_SIZES);
         if (mode == IC_MODE_BLOCKING && !once) {
-            pthread_mutex_lock(&run_lock);
+            pthread_mutex_lock(&ic_run_lock);
             ic_plan_cache_put(comm, r);
-            pthread_mutex_unlock(&run_lock);
+            pthread_mutex_unlock(&ic_run_lock);
         }
     }
     r->sendbuf = sendbuf;
@@ -569,140 +338,32 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
         *req = r;
         return IC_OK;
     }
-    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&ic_run_lock);
     if (mode == IC_MODE_NONBLOCKING)
         r->home_gen = ic_plan_cache_gen(comm);
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, take_seq(comm), r->sig, sendbuf,
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, ic_coll_take_seq(comm), r->sig, sendbuf,
                   recvbuf);
-    activate(r);
+    ic_run_activate(r);
     if (mode == IC_MODE_NONBLOCKING) {
-        pthread_mutex_unlock(&run_lock);
+        pthread_mutex_unlock(&ic_run_lock);
         *req = r;
         return IC_OK;
     }
-    st = wait_one(r);
+    st = ic_run_wait(r);
     if (once)
         ic_request_destroy(r);
-    pthread_mutex_unlock(&run_lock);
+    pthread_mutex_unlock(&ic_run_lock);
     return blocking_status(fn, st);
 }
 
 void ic_comm_drop_cache(ic_comm_t *comm)
 {
     ic_strategy_clear(comm);
-    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&ic_run_lock);
     ic_plan_cache_clear(comm);
     ic_request_destroy(comm->check_req);
     comm->check_req = NULL;
-    pthread_mutex_unlock(&run_lock);
+    pthread_mutex_unlock(&ic_run_lock);
     free(comm->check_buf);
     comm->check_buf = NULL;
-}
-
-ic_status_t ic_start(ic_request_t *req)
-{
-    if (!req)
-        return ic_set_error(IC_ERR_ARG, "ic_start: req is NULL");
-    ic_status_t vst = request_check("ic_start", req);
-    if (vst != IC_OK)
-        return vst;
-    if (!req->persistent)
-        return ic_set_error(IC_ERR_ARG, "ic_start: req is not a persistent request");
-    if (atomic_load_explicit(&req->comm->failed, memory_order_acquire) != IC_OK)
-        return revoked("ic_start", req->comm);
-    if (req->comm->check && req->comm->size > 1 && !req->active) {
-        ic_status_t st = run_check("ic_start", req->comm, &req->key);
-        if (st != IC_OK)
-            return st;
-    }
-    pthread_mutex_lock(&run_lock);
-    int active = req->active;
-    if (!active) {
-        ic_comm_t *c = req->comm;
-        ic_exec_start(&req->x, c->t, c->world, c->id, take_seq(c), req->sig, req->sendbuf,
-                      req->recvbuf);
-        activate(req);
-    }
-    pthread_mutex_unlock(&run_lock);
-    if (active)
-        return ic_set_error(IC_ERR_ARG, "ic_start: req is still active");
-    return IC_OK;
-}
-
-ic_status_t ic_test(ic_request_t **req, int *flag)
-{
-    if (!req || !flag)
-        return ic_set_error(IC_ERR_ARG, "ic_test: %s is NULL", req ? "flag" : "req");
-    *flag = 0;
-    ic_request_t *r = *req;
-    if (!r) {
-        *flag = 1;
-        return IC_OK;
-    }
-    ic_status_t vst = request_check("ic_test", r);
-    if (vst != IC_OK)
-        return vst;
-    int done = 0;
-    pthread_mutex_lock(&run_lock);
-    ic_status_t st = r->active ? progress_all(r, &done) : ended_status(r);
-    int finished = st != IC_OK || done || !r->active;
-    if (finished && !r->persistent) {
-        ic_plan_cache_return(r, st);
-        *req = NULL;
-    }
-    pthread_mutex_unlock(&run_lock);
-    *flag = finished;
-    return st;
-}
-
-ic_status_t ic_wait(ic_request_t **req)
-{
-    if (!req)
-        return ic_set_error(IC_ERR_ARG, "ic_wait: req is NULL");
-    ic_request_t *r = *req;
-    if (!r)
-        return IC_OK;
-    ic_status_t vst = request_check("ic_wait", r);
-    if (vst != IC_OK)
-        return vst;
-    pthread_mutex_lock(&run_lock);
-    ic_status_t st = wait_one(r);
-    if (!r->persistent) {
-        ic_plan_cache_return(r, st);
-        *req = NULL;
-    }
-    pthread_mutex_unlock(&run_lock);
-    return st;
-}
-
-ic_status_t ic_waitall(int n, ic_request_t **reqs)
-{
-    if (n < 0 || (n > 0 && !reqs))
-        return ic_set_error(IC_ERR_ARG, "ic_waitall: reqs is NULL or n < 0");
-    ic_status_t first = IC_OK;
-    for (int i = 0; i < n; i++) {
-        ic_status_t st = ic_wait(&reqs[i]);
-        if (first == IC_OK)
-            first = st;
-    }
-    return first;
-}
-
-ic_status_t ic_request_free(ic_request_t **req)
-{
-    if (!req || !*req)
-        return ic_set_error(IC_ERR_ARG, "ic_request_free: req is NULL");
-    ic_status_t vst = request_check("ic_request_free", *req);
-    if (vst != IC_OK)
-        return vst;
-    pthread_mutex_lock(&run_lock);
-    int active = (*req)->active;
-    if (!active) {
-        ic_request_destroy(*req);
-        *req = NULL;
-    }
-    pthread_mutex_unlock(&run_lock);
-    if (active)
-        return ic_set_error(IC_ERR_ARG, "ic_request_free: the request is still active");
-    return IC_OK;
 }

@@ -1,6 +1,7 @@
 /*
- * coll_run.h — checking, planning and running one collective call, and the
- * requests of the nonblocking and persistent forms.
+ * coll_run.h — checking, planning and running one collective call
+ * (coll_run.c, run_list.c), and the requests of the nonblocking and
+ * persistent forms (requests.c).
  */
 #ifndef IC_CORE_COLL_RUN_H
 #define IC_CORE_COLL_RUN_H
@@ -26,7 +27,7 @@ struct ic_request {
     int persistent, active;
     int cached;             /* held by its communicator's plan cache, not by the caller */
     uint64_t home_gen;      /* nonblocking: the cache generation it returns to when it
-                             * completes (coll_run.c), or 0 */
+                             * completes (plan_cache.c), or 0 */
     struct ic_request *next; /* in the process's list of active requests */
 };
 

@@ -12,7 +12,7 @@
  * _set_mesh, _set_model, ...) or the communicator freed meanwhile: the
  * cache's generation, unique in the process, tells.  A plan back in the
  * cache is no longer the caller's: request handles of it are refused
- * (coll_run.c's request_check).
+ * (requests.c's request_check).
  *
  * Planning is a pure function of the arguments, so whether a call hits
  * the cache never changes its messages, and ranks whose caches differ
