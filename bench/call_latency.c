@@ -4,8 +4,10 @@
  * 8 bytes whose root alternates between ranks 0 and 1 (each call waits for
  * the one before it, so a call costs one message's way from rank to rank
  * plus both ends' work: a ping-pong made of collectives), then N allreduces
- * of one double and N barriers.  Each loop is timed as a whole on rank 0 and
- * divided by N; R rounds; every round prints one line.
+ * of one double, N barriers, N scatters and N gathers of 8 bytes per rank
+ * with the root alternating between ranks 0 and 1, and N scans of one
+ * double.  Each loop is timed as a whole on rank 0 and divided by N; R
+ * rounds; every round prints one line of name-value pairs.
  *
  * Built twice by bench/call_latency.sh: with mpicc (Open MPI or MPICH, and
  * the same binary under the MPI drop-in, LD_PRELOAD=libintercom_mpi.so),
@@ -41,6 +43,9 @@ static int rank_of(comm_t c)
 #define BCAST(c, buf, root) ic_bcast(buf, 8, IC_BYTE, root, c)
 #define ALLREDUCE(c, x, y) ic_allreduce(x, y, 1, IC_DOUBLE, IC_SUM, c)
 #define BARRIER(c) ic_barrier(c)
+#define SCATTER(c, in, out, root) ic_scatter(in, out, 8, IC_BYTE, root, c)
+#define GATHER(c, in, out, root) ic_gather(in, out, 8, IC_BYTE, root, c)
+#define SCAN(c, x, y) ic_scan(x, y, 1, IC_DOUBLE, IC_SUM, c)
 static void stop(comm_t c)
 {
     ic_finalize(&c);
@@ -63,6 +68,9 @@ static int rank_of(comm_t c)
 #define BCAST(c, buf, root) MPI_Bcast(buf, 8, MPI_BYTE, root, c)
 #define ALLREDUCE(c, x, y) MPI_Allreduce(x, y, 1, MPI_DOUBLE, MPI_SUM, c)
 #define BARRIER(c) MPI_Barrier(c)
+#define SCATTER(c, in, out, root) MPI_Scatter(in, 8, MPI_BYTE, out, 8, MPI_BYTE, root, c)
+#define GATHER(c, in, out, root) MPI_Gather(in, 8, MPI_BYTE, out, 8, MPI_BYTE, root, c)
+#define SCAN(c, x, y) MPI_Scan(x, y, 1, MPI_DOUBLE, MPI_SUM, c)
 static void stop(comm_t c)
 {
     (void)c;
@@ -87,10 +95,18 @@ int main(int argc, char **argv)
         return 2;
     }
     int me = rank_of(c);
-    char buf[8] = {0};
+    char buf[8] = {0}, *all = calloc(8 * 4096, 1); /* gather/scatter blocks of up to 4096 ranks */
     double x = 1, y = 0;
+    if (!all) {
+        fprintf(stderr, "call_latency: out of memory\n");
+        stop(c);
+        return 1;
+    }
+    enum { LOOPS = 6 };
+    static const char *const name[LOOPS] = {"bcast", "allreduce", "barrier",
+                                            "scatter", "gather", "scan"};
     for (int r = 0; r < rounds; r++) {
-        double t[4];
+        double t[LOOPS + 1];
         BARRIER(c);
         t[0] = now_s();
         for (int i = 0; i < n; i++)
@@ -102,10 +118,23 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             BARRIER(c);
         t[3] = now_s();
-        if (me == 0)
-            printf("call_latency %s round %d: bcast %.4f allreduce %.4f barrier %.4f us/call\n", LIB,
-                   r, (t[1] - t[0]) / n * 1e6, (t[2] - t[1]) / n * 1e6, (t[3] - t[2]) / n * 1e6);
+        for (int i = 0; i < n; i++)
+            SCATTER(c, all, buf, i & 1);
+        t[4] = now_s();
+        for (int i = 0; i < n; i++)
+            GATHER(c, buf, all, i & 1);
+        t[5] = now_s();
+        for (int i = 0; i < n; i++)
+            SCAN(c, &x, &y);
+        t[6] = now_s();
+        if (me == 0) {
+            printf("call_latency %s round %d:", LIB, r);
+            for (int k = 0; k < LOOPS; k++)
+                printf(" %s %.4f", name[k], (t[k + 1] - t[k]) / n * 1e6);
+            printf(" us/call\n");
+        }
     }
+    free(all);
     stop(c);
     return 0;
 }

@@ -71,42 +71,41 @@ n=${#lib_list[@]}
 for ((r = 0; r < rounds; r++)); do
     for ((k = 0; k < n; k++)); do
         lib=${lib_list[(k + r) % n]}
-        # The median of the run's 3 rounds, per loop.
+        # The median of the run's 3 rounds, per loop: one line "lib round loop us" each.
         run_lib "$lib" 2>/dev/null | awk -v l="$lib" -v r="$r" '/^call_latency/ {
-                b[++m] = $6; a[m] = $8; s[m] = $10 }
-            function med(v, n,   i, j, x) {
-                for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-                return v[int((n + 1) / 2)] }
-            END { if (m) printf "%s %d %.4f %.4f %.4f\n", l, r, med(b, m), med(a, m), med(s, m)
-                  else printf "%s %d fail fail fail\n", l, r }' | tee -a "$raw"
+                m++
+                for (i = 5; i + 1 <= NF; i += 2)
+                    if ($(i + 1) ~ /^[0-9.]+$/) { if (m == 1) name[++nl] = $i; v[$i, m] = $(i + 1) } }
+            function med(x, n,   i, j, y) {
+                for (i = 2; i <= n; i++) { y = x[i]; for (j = i - 1; j >= 1 && x[j] > y; j--) x[j + 1] = x[j]; x[j + 1] = y }
+                return x[int((n + 1) / 2)] }
+            END { if (!m) { printf "%s %d all fail\n", l, r; exit }
+                  for (k = 1; k <= nl; k++) { for (i = 1; i <= m; i++) t[i] = v[name[k], i]
+                                              printf "%s %d %s %.4f\n", l, r, name[k], med(t, m) } }' |
+            tee -a "$raw"
     done
 done
 echo
-printf "%-16s %28s %28s %28s\n" library "bcast us (ratio to openmpi)" "allreduce us (ratio)" \
-    "barrier us (ratio)"
+printf "%-10s %-16s %10s %10s %12s\n" loop library "us/call" "/openmpi" "range"
 awk -v libs="$libs" '
-    $3 != "fail" { for (k = 0; k < 3; k++) v[$1, $2, k] = $(3 + k); seen[$2] = 1 }
+    $4 != "fail" { v[$1, $2, $3] = $4; seen[$2] = 1; if (!($3 in isloop)) { isloop[$3] = 1; loop[++nloops] = $3 } }
     function med(x, n,   i, j, y) {
         for (i = 2; i <= n; i++) { y = x[i]; for (j = i - 1; j >= 1 && x[j] > y; j--) x[j + 1] = x[j]; x[j + 1] = y }
         return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
     END {
         nl = split(libs, L, ",")
-        for (i = 1; i <= nl; i++) {
-            line = sprintf("%-16s", L[i])
-            for (k = 0; k < 3; k++) {
+        for (k = 1; k <= nloops; k++)
+            for (i = 1; i <= nl; i++) {
                 nt = nq = 0
                 for (r in seen) {
-                    if (!((L[i], r, k) in v)) continue
-                    t[++nt] = v[L[i], r, k]
-                    if (("openmpi", r, k) in v) q[++nq] = v[L[i], r, k] / v["openmpi", r, k]
+                    if (!((L[i], r, loop[k]) in v)) continue
+                    t[++nt] = v[L[i], r, loop[k]]
+                    if (("openmpi", r, loop[k]) in v) q[++nq] = v[L[i], r, loop[k]] / v["openmpi", r, loop[k]]
                 }
-                if (nt == 0) { line = line sprintf(" %28s", "-"); continue }
+                if (nt == 0) { printf "%-10s %-16s %10s\n", loop[k], L[i], "-"; continue }
                 lo = hi = q[1]
                 for (j = 1; j <= nq; j++) { lo = q[j] < lo ? q[j] : lo; hi = q[j] > hi ? q[j] : hi }
-                mt = med(t, nt)
-                line = line (nq ? sprintf(" %10.3f (%.2f, %.2f-%.2f)", mt, med(q, nq), lo, hi) \
-                                : sprintf(" %10.3f %17s", mt, ""))
+                if (nq) printf "%-10s %-16s %10.3f %10.2f %5.2f-%.2f\n", loop[k], L[i], med(t, nt), med(q, nq), lo, hi
+                else printf "%-10s %-16s %10.3f\n", loop[k], L[i], med(t, nt)
             }
-            print line
-        }
     }' "$raw"
