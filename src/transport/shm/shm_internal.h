@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 7u
+#define SHM_VERSION 8u /* 8: queue messages carry stamps (shm_queue.h) */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -262,6 +262,8 @@ typedef struct shm_transport {
     uint32_t tests_unfinished; /* tests that found their request unfinished (shm_test) */
     uint64_t yield_ns; /* yield-polling phase of a wait (shm_wait.c) */
     bool oversubscribed; /* the host's ranks outnumber its cores (shm_wait.c) */
+    bool qpoll; /* jobs of at most SHM_QPOLL_MAX ranks: waits poll the queues' stamps
+                 * and a message rings only a sleeping receiver (shm_wait.c) */
     uint16_t free_tickets[SHM_TICKETS]; /* this rank's read gates not in use */
     uint32_t nfree_tickets;
     /* The last calls this rank posted requests for: a message of one of
@@ -308,6 +310,12 @@ void ic_shm_seg_unmap(shm_seg_t *seg);
 uint64_t ic_shm_now_ns(void);
 void ic_shm_ring(const shm_seg_t *seg, int rank);
 void ic_shm_ring_all(const shm_seg_t *seg);
+/* After a message was pushed into peer's queue: rings peer, or with
+ * t->qpoll only if it sleeps (or is about to). */
+void ic_shm_ring_msg(shm_transport_t *t, int peer);
+/* With t->qpoll: whether a message waits in any of this rank's queues. */
+bool ic_shm_queues_ready(const shm_transport_t *t);
+#define SHM_QPOLL_MAX 8 /* up to this many ranks, waits poll every queue (shm_wait.c) */
 ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
                            double timeout_s);
 ic_status_t ic_shm_check_job(shm_transport_t *t);

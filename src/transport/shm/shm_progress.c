@@ -308,6 +308,14 @@ ic_status_t ic_shm_progress(shm_transport_t *t, int *events)
             st = drain(t, i, &ev);
         if (st != IC_OK)
             t->force_scan = 1;
+    } else if (t->qpoll) {
+        /* Messages ring only a sleeping receiver here (shm_wait.c): look
+         * at every queue's stamp. */
+        for (int i = 0; i < t->base.size && st == IC_OK; i++)
+            if (shm_q_ready(t->peers[i].in.ring, t->peers[i].in.ncells, t->peers[i].in.mine))
+                st = drain(t, i, &ev);
+        if (st != IC_OK)
+            t->force_scan = 1;
     }
     if (st == IC_OK && t->nchunked > 0)
         ev += ic_shm_rndv_chunk_progress(t);

@@ -1,9 +1,10 @@
 /*
  * shm_queue.c — the single-producer/single-consumer cell ring described
  * in shm_queue.h.  Memory ordering: the producer's cell writes are
- * published by a release store of head and observed after an acquire
- * load of head; the consumer's reads are finished before a release store
- * of tail, which the producer acquires before it overwrites those cells.
+ * published by a release store of the message's stamp and observed after
+ * an acquire load of it; the consumer's reads (and its zeroing of the
+ * continuation cells' stamp words) are finished before a release store of
+ * tail, which the producer acquires before it overwrites those cells.
  */
 #include "base/copy.h"
 #include "transport/shm/shm_internal.h" /* ic_shm_now_ns */
@@ -34,7 +35,7 @@ void ic_shm_q_attach(shm_qend_t *e, shm_qctl_t *ctl, uint32_t ncells, int produc
         e->other = atomic_load_explicit(&ctl->tail, memory_order_acquire);
     } else {
         e->mine = atomic_load_explicit(&ctl->tail, memory_order_relaxed);
-        e->other = atomic_load_explicit(&ctl->head, memory_order_acquire);
+        e->other = 0; /* unused: the consumer polls stamps */
     }
 }
 
@@ -93,10 +94,13 @@ int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
         else
             timed = k % SHM_Q_TIME_EVERY == 0;
     }
-    m->flags = stream ? SHM_MSG_STREAMED : 0;
+    if (m->type == SHM_MSG_EAGER)
+        m->flags = stream ? SHM_MSG_STREAMED : 0;
+    m->stamp = 0; /* the real one goes last */
     uint64_t pos = e->mine * SHM_CELL;
     size_t cell0 = (size_t)(e->mine & (e->ncells - 1)) * SHM_CELL;
-    memcpy(e->ring + cell0, m, sizeof(*m)); /* a header never wraps */
+    shm_msg_t *h = (shm_msg_t *)(void *)(e->ring + cell0);
+    memcpy(h, m, sizeof(*m)); /* a header never wraps */
     if (timed) {
         uint64_t t0 = ic_shm_now_ns();
         ring_put(e, pos + SHM_MSG_HDR, payload, plen, 0);
@@ -104,18 +108,18 @@ int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
     } else if (plen > 0) {
         ring_put(e, pos + SHM_MSG_HDR, payload, plen, stream);
     }
+    /* Publish: the stamp is what the consumer polls.  head follows for
+     * whoever attaches a view later; nobody polls it. */
+    __atomic_store_n(&h->stamp, shm_q_stamp(e->mine), __ATOMIC_RELEASE);
     e->mine += need;
-    atomic_store_explicit(&e->ctl->head, e->mine, memory_order_release);
+    atomic_store_explicit(&e->ctl->head, e->mine, memory_order_relaxed);
     return 1;
 }
 
 const shm_msg_t *ic_shm_q_peek(shm_qend_t *e)
 {
-    if (e->mine == e->other) {
-        e->other = atomic_load_explicit(&e->ctl->head, memory_order_acquire);
-        if (e->mine == e->other)
-            return NULL;
-    }
+    if (!shm_q_ready(e->ring, e->ncells, e->mine))
+        return NULL;
     size_t cell0 = (size_t)(e->mine & (e->ncells - 1)) * SHM_CELL;
     return (const shm_msg_t *)(const void *)(e->ring + cell0);
 }
@@ -138,7 +142,15 @@ void ic_shm_q_note_push(shm_qend_t *e, size_t bytes, double ns)
 
 void ic_shm_q_pop(shm_qend_t *e, const shm_msg_t *m)
 {
-    e->mine += m->ncells;
+    /* Payload bytes must never stand where a later lap expects a header:
+     * zero the stamp word of every continuation cell (shm_queue.h). */
+    uint32_t n = m->ncells;
+    for (uint32_t k = 1; k < n; k++) {
+        shm_msg_t *c = (shm_msg_t *)(void *)(e->ring +
+                                             (size_t)((e->mine + k) & (e->ncells - 1)) * SHM_CELL);
+        c->stamp = 0;
+    }
+    e->mine += n;
     atomic_store_explicit(&e->ctl->tail, e->mine, memory_order_release);
 }
 

@@ -16,11 +16,22 @@
  * its payload follows the header as one byte stream that runs on through
  * the next cells and may wrap around the end of the ring, so a message
  * takes ceil((40 + len) / 64) cells.  The producer writes the cells, then
- * publishes them with a release store of head; the consumer reads head
- * with acquire, reads the cells, and hands them back with a release store
- * of tail.  Each side caches the other side's index in private memory
- * and reloads it only when the cached value says "full" or "empty", so
- * the shared lines are touched once per batch, not once per message.
+ * publishes the message with a release store of its stamp, the header's
+ * first word: shm_q_stamp(index of its first cell), never 0.  The consumer
+ * polls the stamp of the cell at its tail (acquire), so a message of up
+ * to 24 bytes moves one cache line from producer to consumer, the line
+ * the consumer polls (before: the cell, head and the doorbell, three
+ * lines; a throwaway ping-pong of the two schemes took 64-75 against
+ * 92-100 ns per message in a fast spell of the 2-vCPU VM and 238-262
+ * against 334-403 in a slow one, docs/perf/per-call-work.md).  A stale
+ * stamp can never match: every lap rewrites every cell, a header cell's
+ * old stamp names a cell index one lap back, and the consumer zeroes the
+ * stamp word of every continuation cell it hands back, so payload bytes
+ * never stand where a header is expected (tests/unit/test_shm_queue_stamp.c).
+ * The consumer hands cells back with a release store of tail; the
+ * producer caches tail and reloads it only when the cached value says
+ * "full".  head is still published (for attaching views and debugging);
+ * nobody polls it.
  *
  * When the ring is full the producer raises the waiting flag (a Dekker
  * handshake with seq_cst fences against the consumer's tail store); the
@@ -70,15 +81,18 @@ enum { SHM_MSG_EAGER = 1, SHM_MSG_RTS = 2, SHM_MSG_FIN = 3, SHM_MSG_NOTICE = 4 }
  * NOTICE (ops->notify): comm, seq, scope, tag = the status, payload = len
  * bytes of text.  sig is the call's signature (transport.h). */
 typedef struct shm_msg {
+    uint32_t stamp; /* shm_q_stamp(first cell), stored last (release); set by ic_shm_q_push */
     uint8_t type;
-    uint8_t scope;   /* NOTICE: IC_NOTICE_CALL or IC_NOTICE_COMM */
+    union {
+        uint8_t scope; /* NOTICE: IC_NOTICE_CALL or IC_NOTICE_COMM */
+        uint8_t flags; /* EAGER: SHM_MSG_STREAMED */
+    };
     uint16_t ncells; /* cells this message occupies, header included */
     uint32_t tag;
+    uint32_t sig;
     uint64_t comm;
     uint64_t seq;
     uint64_t len;
-    uint32_t sig;
-    uint32_t flags; /* SHM_MSG_STREAMED */
 } shm_msg_t;
 _Static_assert(sizeof(shm_msg_t) == SHM_MSG_HDR, "the header is SHM_MSG_HDR bytes");
 
@@ -101,7 +115,7 @@ typedef struct shm_qend {
     shm_qctl_t *ctl;
     unsigned char *ring; /* ncells * SHM_CELL bytes, right after ctl */
     uint64_t mine;       /* producer: head; consumer: tail */
-    uint64_t other;      /* cached copy of the other side's index */
+    uint64_t other;      /* producer: cached copy of tail */
     uint32_t ncells;
     /* Producer: streaming of payloads (see above). */
     int stream_mode;  /* SHM_Q_STREAM_* */
@@ -109,6 +123,24 @@ typedef struct shm_qend {
     uint32_t nlarge;  /* payloads of SHM_Q_STREAM_MIN bytes or more pushed */
     double push_ns;   /* smoothed ns per byte of a timed cached copy */
 } shm_qend_t;
+
+/* The stamp of a message whose first cell has index cell (a cell counter,
+ * not a position): odd, so never the 0 of a zeroed word, and different
+ * from the stamp of the cell at the same position one lap (ncells >= 2,
+ * a power of two) earlier. */
+static inline uint32_t shm_q_stamp(uint64_t cell)
+{
+    return (uint32_t)cell | 1u;
+}
+
+/* Consumer: whether a message waits at the tail (one load of the cell's
+ * stamp; no side effects, so also usable while polling). */
+static inline int shm_q_ready(const unsigned char *ring, uint32_t ncells, uint64_t tail)
+{
+    const shm_msg_t *m =
+        (const shm_msg_t *)(const void *)(ring + (size_t)(tail & (ncells - 1)) * SHM_CELL);
+    return __atomic_load_n(&m->stamp, __ATOMIC_ACQUIRE) == shm_q_stamp(tail);
+}
 
 /* Bytes taken in the segment by one queue of ncells cells. */
 static inline size_t shm_q_bytes(uint32_t ncells)

@@ -93,7 +93,7 @@ static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, c
     if (bytes > t->seg.hdr->eager_max)
         r->xfer = t->next_xfer++;
     if (!P->backlog.head && P->nfins == 0 && ic_shm_push_send(t, r)) {
-        ic_shm_ring(&t->seg, peer);
+        ic_shm_ring_msg(t, peer);
         ic_shm_send_posted(t, r);
     } else {
         r->state = SHM_RQ_BACKLOG;
@@ -393,6 +393,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
      * segment's layout depends on it), so every rank waits, streams and
      * prices the same way whatever its own IC_SHM_CORES says. */
     t->oversubscribed = h->crowded != 0;
+    t->qpoll = size <= SHM_QPOLL_MAX;
     t->yield_ns = ic_shm_yield_ns(t->oversubscribed);
     t->stream_min = ic_shm_stream_min(t->oversubscribed);
     t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);

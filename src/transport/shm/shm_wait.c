@@ -14,9 +14,22 @@
  * changed), so no wake-up is lost.  The futex word is in a MAP_SHARED
  * mapping, so the shared (not private) futex operations are used.
  *
+ * Jobs of at most SHM_QPOLL_MAX ranks (t->qpoll) leave the doorbell out
+ * of the common case: a message pushed into a queue (ic_shm_ring_msg)
+ * rings its receiver only if that one sleeps, and a receiver that polls
+ * (progress, and the spin and yield phases below) looks at the stamp of
+ * the next cell of each of its queues (shm_queue.h), the line the sender
+ * just wrote, instead of at the doorbell.  So a small message moves one
+ * cache line instead of three (the cell, head, the doorbell), which took
+ * 2-rank loops of 8-byte calls to 0.76-0.89 of their time (slow spell,
+ * docs/perf/per-call-work.md).  Everything else (FINs, grants, chunks,
+ * room in a queue, notices, failures, ops->wake) still rings, and larger
+ * jobs ring for messages too: there a wait would poll too many queues.
+ *
  * ops->wait compares the doorbell with the value the last progress call
- * scanned (t->scanned_bell): a difference is news, and it returns at once.
- * Otherwise it runs three phases:
+ * scanned (t->scanned_bell), and with qpoll looks at the queues' stamps: a
+ * difference or a message is news, and it returns at once.  Otherwise it
+ * runs three phases (with qpoll each also ends at a queue's stamp):
  *  1. about 2 us of polling the doorbell (a message from a running peer
  *     arrives within that time without a system call), skipped when the
  *     host's ranks outnumber the machine's cores: the peer we wait for is
@@ -123,12 +136,66 @@ void ic_shm_ring_all(const shm_seg_t *seg)
         ic_shm_ring(seg, i);
 }
 
-/* Sleeps on rank's doorbell while it still reads v0, at most ns. */
-static void sleep_on(const shm_seg_t *seg, int rank, unsigned v0, uint64_t ns)
+/* With qpoll a receiver that polls looks at its queues' stamps itself, so
+ * a message rings only a receiver that sleeps.  Against a lost wake-up
+ * (Dekker): the sender publishes the stamp, fences, then reads sleeping;
+ * the sleeper raises sleeping (a seq_cst read-modify-write), fences, then
+ * reads the stamps (sleep_on's ready check): one of the two sees the other. */
+void ic_shm_ring_msg(shm_transport_t *t, int peer)
+{
+    if (!t->qpoll) {
+        ic_shm_ring(&t->seg, peer);
+        return;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&t->seg.ranks[peer].sleeping, memory_order_relaxed))
+        ic_shm_ring(&t->seg, peer);
+}
+
+bool ic_shm_queues_ready(const shm_transport_t *t)
+{
+    for (int i = 0; i < t->base.size; i++)
+        if (shm_q_ready(t->peers[i].in.ring, t->peers[i].in.ncells, t->peers[i].in.mine))
+            return true;
+    return false;
+}
+
+/* The queues' tails as they were when a wait let the guard go: polled
+ * without the guard, where another thread of the rank may move the real
+ * tails (then a stale tail only ends the wait early, never late). */
+typedef struct qsnap {
+    int n; /* 0: no polling of queues (not qpoll) */
+    const unsigned char *ring[SHM_QPOLL_MAX];
+    uint32_t ncells[SHM_QPOLL_MAX];
+    uint64_t tail[SHM_QPOLL_MAX];
+} qsnap_t;
+
+static void snap_take(const shm_transport_t *t, qsnap_t *q)
+{
+    q->n = t->qpoll ? t->base.size : 0;
+    for (int i = 0; i < q->n; i++) {
+        q->ring[i] = t->peers[i].in.ring;
+        q->ncells[i] = t->peers[i].in.ncells;
+        q->tail[i] = t->peers[i].in.mine;
+    }
+}
+
+static bool snap_ready(const qsnap_t *q)
+{
+    for (int i = 0; i < q->n; i++)
+        if (shm_q_ready(q->ring[i], q->ncells[i], q->tail[i]))
+            return true;
+    return false;
+}
+
+/* Sleeps on rank's doorbell while it still reads v0 and no queue of q
+ * (NULL: none) has a message, at most ns. */
+static void sleep_on(const shm_seg_t *seg, int rank, unsigned v0, uint64_t ns, const qsnap_t *q)
 {
     shm_rank_t *me = &seg->ranks[rank];
     atomic_fetch_add(&me->sleeping, 1u);
-    if (atomic_load(&me->doorbell) == v0)
+    atomic_thread_fence(memory_order_seq_cst); /* ic_shm_ring_msg's other half */
+    if (atomic_load(&me->doorbell) == v0 && !(q && snap_ready(q)))
         futex_wait(&me->doorbell, v0, ns);
     atomic_fetch_sub(&me->sleeping, 1u);
 }
@@ -185,7 +252,7 @@ ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, 
                                 "ic_shm_open: only %u of %u ranks arrived within %.0f s",
                                 atomic_load(ctr), target, timeout_s);
         uint64_t left = limit - waited;
-        sleep_on(seg, rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
+        sleep_on(seg, rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u, NULL);
     }
 }
 
@@ -265,13 +332,14 @@ static ic_status_t check_all(shm_transport_t *t)
 
 /* Phase 1 of a wait, without the guard: polls the doorbell for up to
  * SPIN_NS unless ranks outnumber cores.  True if it moved. */
-static bool spin(const shm_transport_t *t, atomic_uint *bell, unsigned v0, uint64_t limit)
+static bool spin(const shm_transport_t *t, atomic_uint *bell, unsigned v0, uint64_t limit,
+                 const qsnap_t *q)
 {
     if (t->oversubscribed)
         return false;
     uint64_t start = 0, budget = SPIN_NS < limit ? SPIN_NS : limit;
     for (unsigned i = 0;; i++) {
-        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0 || snap_ready(q))
             return true;
         if ((i & 15) == 15) {
             uint64_t now = ic_shm_now_ns();
@@ -287,7 +355,7 @@ static bool spin(const shm_transport_t *t, atomic_uint *bell, unsigned v0, uint6
 /* The yield and sleep phases of a wait (the failure checks run first,
  * with the guard held); returns with the guard held. */
 static ic_status_t wait_longer(shm_transport_t *t, atomic_uint *bell, unsigned v0,
-                               double timeout_s)
+                               double timeout_s, const qsnap_t *q)
 {
     ic_transport_t *tt = &t->base;
     ic_status_t st = check_all(t);
@@ -301,7 +369,7 @@ static ic_status_t wait_longer(shm_transport_t *t, atomic_uint *bell, unsigned v
      * wants the core). */
     for (int i = 0;; i++) {
         sched_yield();
-        if (atomic_load_explicit(bell, memory_order_relaxed) != v0)
+        if (atomic_load_explicit(bell, memory_order_relaxed) != v0 || snap_ready(q))
             goto out;
         uint64_t budget = t->yield_ns < limit ? t->yield_ns : limit;
         if (i + 1 >= YIELDS && ic_shm_now_ns() - start >= budget)
@@ -313,8 +381,9 @@ static ic_status_t wait_longer(shm_transport_t *t, atomic_uint *bell, unsigned v
         if (waited >= limit)
             goto out;
         uint64_t left = limit - waited;
-        sleep_on(&t->seg, tt->rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u);
-        if (atomic_load(bell) != v0)
+        sleep_on(&t->seg, tt->rank, v0, left < SLEEP_MS * 1000000u ? left : SLEEP_MS * 1000000u,
+                 q);
+        if (atomic_load(bell) != v0 || snap_ready(q))
             goto out;
         ic_tx_guard_take(tt);
         st = check_all(t);
@@ -349,8 +418,9 @@ ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
     shm_transport_t *t = (shm_transport_t *)tt;
     if (!t)
         return ic_set_error(IC_ERR_ARG, "shm wait: transport is NULL");
-    /* Everything that can move a request rings this rank's doorbell, so
-     * the value the last progress call scanned tells whether there is news
+    /* Everything that can move a request rings this rank's doorbell (or,
+     * with qpoll, a message stamps a queue's next cell), so the value the
+     * last progress call scanned and the stamps tell whether there is news
      * since: no progress call (and no lost wake-up) here. */
     if (!(timeout_s > 0)) { /* a poll */
         ic_status_t st = ic_shm_progress(t, NULL);
@@ -358,15 +428,17 @@ ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
     }
     atomic_uint *bell = &t->seg.ranks[tt->rank].doorbell;
     unsigned v0 = t->scanned_bell;
-    if (t->force_scan || atomic_load(bell) != v0)
+    if (t->force_scan || atomic_load(bell) != v0 || (t->qpoll && ic_shm_queues_ready(t)))
         return IC_OK;
+    qsnap_t q;
+    snap_take(t, &q);
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
     ic_tx_guard_release(tt);
-    bool moved = spin(t, bell, v0, limit);
+    bool moved = spin(t, bell, v0, limit, &q);
     ic_tx_guard_take(tt);
     if (moved)
         return IC_OK;
-    return wait_longer(t, bell, v0, timeout_s);
+    return wait_longer(t, bell, v0, timeout_s, &q);
 }
 
 void ic_shm_op_wake(ic_transport_t *tt)
