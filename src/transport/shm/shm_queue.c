@@ -96,11 +96,13 @@ int ic_shm_q_push(shm_qend_t *e, shm_msg_t *m, const void *payload, size_t plen)
     }
     if (m->type == SHM_MSG_EAGER)
         m->flags = stream ? SHM_MSG_STREAMED : 0;
-    m->stamp = 0; /* the real one goes last */
     uint64_t pos = e->mine * SHM_CELL;
     size_t cell0 = (size_t)(e->mine & (e->ncells - 1)) * SHM_CELL;
     shm_msg_t *h = (shm_msg_t *)(void *)(e->ring + cell0);
-    memcpy(h, m, sizeof(*m)); /* a header never wraps */
+    /* A header never wraps.  All but the stamp now; the stamp word keeps
+     * its stale value (never a match) until the release store below. */
+    memcpy((unsigned char *)h + sizeof h->stamp, (const unsigned char *)m + sizeof m->stamp,
+           sizeof(*m) - sizeof m->stamp);
     if (timed) {
         uint64_t t0 = ic_shm_now_ns();
         ring_put(e, pos + SHM_MSG_HDR, payload, plen, 0);
@@ -148,7 +150,7 @@ void ic_shm_q_pop(shm_qend_t *e, const shm_msg_t *m)
     for (uint32_t k = 1; k < n; k++) {
         shm_msg_t *c = (shm_msg_t *)(void *)(e->ring +
                                              (size_t)((e->mine + k) & (e->ncells - 1)) * SHM_CELL);
-        c->stamp = 0;
+        __atomic_store_n(&c->stamp, 0u, __ATOMIC_RELAXED); /* a waiting thread may poll it */
     }
     e->mine += n;
     atomic_store_explicit(&e->ctl->tail, e->mine, memory_order_release);

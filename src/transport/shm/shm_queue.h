@@ -95,6 +95,8 @@ typedef struct shm_msg {
     uint64_t len;
 } shm_msg_t;
 _Static_assert(sizeof(shm_msg_t) == SHM_MSG_HDR, "the header is SHM_MSG_HDR bytes");
+_Static_assert(offsetof(shm_msg_t, stamp) == 0,
+               "the stamp is the header's first word (ic_shm_q_push)");
 
 typedef struct shm_rts {
     uint64_t addr;   /* the sender's buffer, in the sender's address space */
