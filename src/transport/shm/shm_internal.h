@@ -313,8 +313,6 @@ void ic_shm_ring_all(const shm_seg_t *seg);
 /* After a message was pushed into peer's queue: rings peer, or with
  * t->qpoll only if it sleeps (or is about to). */
 void ic_shm_ring_msg(shm_transport_t *t, int peer);
-/* With t->qpoll: whether a message waits in any of this rank's queues. */
-bool ic_shm_queues_ready(const shm_transport_t *t);
 #define SHM_QPOLL_MAX 8 /* up to this many ranks, waits poll every queue (shm_wait.c) */
 ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, unsigned target,
                            double timeout_s);

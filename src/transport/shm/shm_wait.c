@@ -152,14 +152,6 @@ void ic_shm_ring_msg(shm_transport_t *t, int peer)
         ic_shm_ring(&t->seg, peer);
 }
 
-bool ic_shm_queues_ready(const shm_transport_t *t)
-{
-    for (int i = 0; i < t->base.size; i++)
-        if (shm_q_ready(t->peers[i].in.ring, t->peers[i].in.ncells, t->peers[i].in.mine))
-            return true;
-    return false;
-}
-
 /* The queues' tails as they were when a wait let the guard go: polled
  * without the guard, where another thread of the rank may move the real
  * tails (then a stale tail only ends the wait early, never late). */
@@ -428,10 +420,10 @@ ic_status_t ic_shm_op_wait(ic_transport_t *tt, double timeout_s)
     }
     atomic_uint *bell = &t->seg.ranks[tt->rank].doorbell;
     unsigned v0 = t->scanned_bell;
-    if (t->force_scan || atomic_load(bell) != v0 || (t->qpoll && ic_shm_queues_ready(t)))
-        return IC_OK;
     qsnap_t q;
-    snap_take(t, &q);
+    snap_take(t, &q); /* with the guard held: the tails are current */
+    if (t->force_scan || atomic_load(bell) != v0 || snap_ready(&q))
+        return IC_OK;
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
     ic_tx_guard_release(tt);
     bool moved = spin(t, bell, v0, limit, &q);
