@@ -79,6 +79,23 @@ static inline ic_model_t ic_model_crowd(const ic_model_t *m, double ranks)
     return r;
 }
 
+/* The start-up of a message that a rank posts in the same step as an
+ * earlier one, with nothing to wait for between them (the p - 1 messages
+ * of a direct exchange, the m_k - 1 of a dimensional-ring stage), in a
+ * step of ranks ranks: alpha with a core per rank (one-port: one after
+ * another), 0 when the ranks outnumber the cores.  There a rank that waits
+ * gives its core up, so what a round costs is the turns every rank needs
+ * to run through it, far more than alpha, and one turn posts all of the
+ * step's messages: their start-ups overlap and only the dependent rounds
+ * count.  Measured at 8 B - 2 MiB on 4, 8 and 16 ranks on 2 cores,
+ * pairwise exchange (one round) was as fast as or faster than Bruck (log p
+ * rounds) and the dimensional rings (docs/perf/oversubscribed.md,
+ * "All-to-all"). */
+static inline double ic_model_alpha_next(const ic_model_t *m, double ranks)
+{
+    return ic_model_crowded(m, ranks) ? 0.0 : m->alpha;
+}
+
 /* What a message of bytes bytes costs beyond alpha + bytes*beta where the
  * transport has an eager limit: above it the rendezvous start-up, up to
  * it the second copy of an eager message (the sender's into the queue;

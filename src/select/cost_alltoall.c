@@ -6,7 +6,9 @@
  * one message of the same length per step (quadrant: every rank of a
  * stage, and one token between stages), so the steps add up exactly;
  * with more ranks than cores each step's bytes cost ceil(p / cores) times
- * more (ic_model_crowd).
+ * more (ic_model_crowd), and the messages a rank posts together in one
+ * round (pairwise, AAP: all p - 1; dimensional rings: a stage's m_k - 1)
+ * share one start-up (ic_model_alpha_next).
  */
 #include "algo/builders_alltoall.h"
 
@@ -54,7 +56,8 @@ double ic_cost_alltoall_aap(const ic_coll_args_t *a, int p, const ic_model_t *m)
      * exactly and the selector keeps the first (pairwise). */
     double t = 0;
     for (int k = 1; b > 0 && k < p; k++)
-        t += m->alpha + (double)b * m->beta + ic_msg_extra(m, (double)b);
+        t += (k == 1 ? m->alpha : ic_model_alpha_next(m, p)) + (double)b * m->beta +
+             ic_msg_extra(m, (double)b);
     return t;
 }
 
@@ -72,7 +75,8 @@ double ic_cost_alltoall_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
         /* Step by step, so the line {p} ties exactly with pairwise. */
         size_t bytes = (size_t)(p / mesh->dims[k]) * b;
         for (int u = 1; u < mesh->dims[k]; u++)
-            t += m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes);
+            t += (u == 1 ? m->alpha : ic_model_alpha_next(m, p)) + (double)bytes * m->beta +
+                 ic_msg_extra(m, (double)bytes);
     }
     return t;
 }
@@ -138,9 +142,10 @@ double ic_cost_alltoallv_dr(const ic_coll_args_t *a, int p, const ic_model_t *m)
     for (int k = 0; k < mesh->d; k++) {
         double blocks = (double)(p / mesh->dims[k]);
         for (int u = 1; u < mesh->dims[k]; u++) {
-            t += m->alpha + blocks * (double)sizeof(size_t) * m->beta;
+            double alpha = u == 1 ? m->alpha : ic_model_alpha_next(m, p);
+            t += alpha + blocks * (double)sizeof(size_t) * m->beta;
             if (b > 0)
-                t += m->alpha + blocks * b * m->beta + ic_msg_extra(m, blocks * b);
+                t += alpha + blocks * b * m->beta + ic_msg_extra(m, blocks * b);
         }
     }
     return t;

@@ -127,10 +127,12 @@ out:
 
 double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m)
 {
-    double t = 0;
+    double t = 0, alpha = m->alpha; /* the first message's start-up */
     for (int k = 1; k < n; k++)
-        if (slen_of[k] > 0)
-            t += m->alpha + (double)slen_of[k] * m->beta + ic_msg_extra(m, (double)slen_of[k]);
+        if (slen_of[k] > 0) {
+            t += alpha + (double)slen_of[k] * m->beta + ic_msg_extra(m, (double)slen_of[k]);
+            alpha = ic_model_alpha_next(m, n); /* the others' (crowded: 0) */
+        }
     return t;
 }
 

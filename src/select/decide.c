@@ -195,7 +195,8 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
                a->model.share_bytes);
     if (a->model.cores > 0)
         APPEND("\n  ranks outnumber the %.0f cores they share: chains are not cut into segments, "
-               "a step in which k ranks copy costs ceil(k/%.0f) times its bytes",
+               "a step in which k ranks copy costs ceil(k/%.0f) times its bytes, "
+               "messages posted together share one start-up",
                a->model.cores, a->model.cores);
     static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)
