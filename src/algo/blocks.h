@@ -107,6 +107,11 @@ void ic_blk_direct_gather(ic_plan_t *pl, const ic_view_t *v, int root, const siz
 void ic_blk_ring_allgather(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
                            ic_layout_t buf, ic_loc_t mine);
 
+/* direct_allgather.c — as ring_allgather, every member sending its block
+ * to every other directly, all at once. */
+void ic_blk_direct_allgather(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
+                             ic_layout_t buf, ic_loc_t mine);
+
 /* ring_reduce_scatter.c — block i of every member's input (in[i]) is
  * reduced into out on member i.  Commutative operations only. */
 void ic_blk_ring_reduce_scatter(ic_plan_t *pl, const ic_view_t *v, const size_t *len,

@@ -40,6 +40,7 @@ ic_status_t ic_build_gatherv_mst(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_gatherv_mst_dist(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_allgather.c (allgather and allgatherv) */
 ic_status_t ic_build_allgather_ring(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_allgather_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_allgather_gather_bcast(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_reduce_scatter.c (block and per-rank counts) */
 ic_status_t ic_build_reduce_scatter_ring(ic_plan_t *pl, const ic_coll_args_t *a);

@@ -25,6 +25,18 @@ ic_status_t ic_build_allgather_ring(ic_plan_t *pl, const ic_coll_args_t *a)
     return pl->error;
 }
 
+ic_status_t ic_build_allgather_direct(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    size_t *len = ic_args_block_bytes(pl, a);
+    size_t *off = len ? ic_args_block_offsets(pl, a, len) : NULL;
+    if (!off)
+        return pl->error;
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
+    ic_blk_direct_allgather(pl, &v, len, out, own_block(pl, a, &out));
+    return pl->error;
+}
+
 ic_status_t ic_build_allgather_gather_bcast(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     int p = pl->size, me = pl->rank;

@@ -199,6 +199,25 @@ static double c_allgather_ring(const ic_coll_args_t *a, int p, const ic_model_t 
     return t;
 }
 
+/* Direct exchange in pairwise order: every step as long as the largest
+ * block (as the ring); crowded, its messages share one start-up
+ * (ic_cost_pairwise). */
+static double c_allgather_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t *len = block_lens(a, p);
+    if (!len)
+        return -1;
+    size_t most = 0;
+    for (int i = 0; i < p; i++)
+        most = len[i] > most ? len[i] : most;
+    for (int i = 0; i < p; i++)
+        len[i] = most;
+    ic_model_t all = ic_model_crowd(m, p);
+    double t = ic_cost_pairwise(p, len, &all);
+    free(len);
+    return t;
+}
+
 static double c_allgather_gb(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     size_t *len = block_lens(a, p);
@@ -445,11 +464,13 @@ static const ic_algo_t catalog[] = {
      ic_build_gatherv_mst_dist, c_gather_dist, NULL},
     {IC_COLL_GATHERV, "direct", "each member sends its block to the root", OWNC,
      ic_build_gather_direct, c_direct_root, NULL},
-    /* ---- allgather: ring, gather + bcast; mesh: DR, PFR, PFR-DR, alternating PFR ------------ */
+    /* ---- allgather: ring, gather + bcast, direct; mesh: DR, PFR, PFR-DR, alternating PFR ---- */
     {IC_COLL_ALLGATHER, "ring", "bucket ring (long vectors)", 0, ic_build_allgather_ring,
      c_allgather_ring, NULL},
     {IC_COLL_ALLGATHER, "gather_bcast", "MST gather + MST broadcast (short vectors)", 0,
      ic_build_allgather_gather_bcast, c_allgather_gb, NULL},
+    {IC_COLL_ALLGATHER, "direct", "every member sends its block to every other at once", 0,
+     ic_build_allgather_direct, c_allgather_direct, NULL},
     {IC_COLL_ALLGATHER, "dr", "collect along the mesh's dimensional rings", M, ic_build_mesh_dr,
      ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_ALLGATHER, "pfr", "collect in prime factors rings (short vectors, any p)", M,
@@ -463,6 +484,8 @@ static const ic_algo_t catalog[] = {
      c_allgather_ring, NULL},
     {IC_COLL_ALLGATHERV, "gatherv_bcast", "MST gatherv + MST broadcast (short vectors)", 0,
      ic_build_allgather_gather_bcast, c_allgather_gb, NULL},
+    {IC_COLL_ALLGATHERV, "direct", "every member sends its block to every other at once", 0,
+     ic_build_allgather_direct, c_allgather_direct, NULL},
     {IC_COLL_ALLGATHERV, "dr", "collect along the mesh's dimensional rings", M, ic_build_mesh_dr,
      ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_ALLGATHERV, "pfr", "collect in prime factors rings (short vectors, any p)", M,

@@ -270,7 +270,8 @@ static void check_crowded(void)
                 {IC_COLL_ALLTOALL, "pairwise"},
                 {IC_COLL_ALLTOALL, "bruck"},
                 {IC_COLL_SCAN, "dissemination"},
-                {IC_COLL_ALLGATHER, "dr"}};
+                {IC_COLL_ALLGATHER, "dr"},
+                {IC_COLL_ALLGATHER, "direct"}};
     for (int p = 2; p <= 9; p++)
         for (size_t e = 0; e < sizeof exch / sizeof exch[0]; e++) {
             const ic_algo_t *al = ic_catalog_find(exch[e].coll, exch[e].name);
@@ -285,10 +286,12 @@ static void check_crowded(void)
             ic_choice_t cc, cs;
             ic_decide(&a, p, al, &crowded, &cc, NULL, 0);
             ic_decide(&b, p, al, &slow, &cs, NULL, 0);
-            /* Pairwise posts its p - 1 messages in one round: crowded,
-             * they share one start-up (ic_model_alpha_next). */
+            /* Pairwise and the direct allgather post their p - 1
+             * messages in one round: crowded, they share one start-up
+             * (ic_model_alpha_next). */
             double want = cs.cost;
-            if (strcmp(exch[e].name, "pairwise") == 0 && p > 2)
+            if ((strcmp(exch[e].name, "pairwise") == 0 || strcmp(exch[e].name, "direct") == 0) &&
+                p > 2)
                 want -= (p - 2) * base.alpha;
             CHECK(fabs(cc.cost - want) <= 1e-9 * want,
                   "%s %s p=%d on 2 cores: %.9g, want the per-byte times x%.0f: %.9g",
@@ -296,8 +299,26 @@ static void check_crowded(void)
         }
     /* And so a small all-to-all on more ranks than cores takes the one
      * round of pairwise exchange, where a core each takes the fewer
-     * start-ups of Bruck or the dimensional rings (measured:
-     * docs/perf/oversubscribed.md, "All-to-all"). */
+     * start-ups of Bruck or the dimensional rings, and an allgather the
+     * direct exchange, where a core each keeps the ring (the tie) or a
+     * mesh entry (measured: docs/perf/oversubscribed.md, "All-to-all",
+     * "Allgather"). */
+    for (int p = 3; p <= 16; p++) {
+        ic_model_t crowded = base;
+        crowded.cores = 2;
+        for (size_t count = 2; count <= 2000000; count *= 100) {
+            ic_coll_args_t a = crowd_args(IC_COLL_ALLGATHER, count, &crowded), b = a;
+            b.model = base;
+            ic_choice_t ch;
+            ic_decide(&a, p, NULL, &crowded, &ch, NULL, 0);
+            CHECK(strcmp(ch.al->name, "direct") == 0,
+                  "allgather of %zu floats per rank, p=%d on 2 cores: chose %s, not direct", count,
+                  p, ch.al->name);
+            ic_decide(&b, p, NULL, &base, &ch, NULL, 0);
+            CHECK(strcmp(ch.al->name, "direct") != 0,
+                  "allgather of %zu floats per rank, p=%d with a core each: chose direct", count, p);
+        }
+    }
     for (int p = 3; p <= 16; p++) {
         ic_model_t crowded = base;
         crowded.cores = 2;
