@@ -135,6 +135,9 @@ void ic_blk_pairwise_alltoall(ic_plan_t *pl, const ic_view_t *v, ic_layout_t sen
 /* dissemination_barrier.c — no member leaves before every member entered. */
 void ic_blk_dissemination_barrier(ic_plan_t *pl, const ic_view_t *v);
 
+/* direct_barrier.c — the same in one round: every member tells every other. */
+void ic_blk_direct_barrier(ic_plan_t *pl, const ic_view_t *v);
+
 /* dissemination_scan.c — prefix reduction in rank order of in into out
  * (inclusive, or exclusive: member 0's out untouched). */
 void ic_blk_dissemination_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in,

@@ -49,6 +49,7 @@ ic_status_t ic_build_reduce_scatter_reduce_scatter(ic_plan_t *pl, const ic_coll_
 /* coll_misc.c */
 ic_status_t ic_build_alltoall_pairwise(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_barrier_dissemination(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_barrier_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_scan_dissemination(ic_plan_t *pl, const ic_coll_args_t *a);
 
 /* coll_uchain.c: U-mesh, U-torus, U-cube (a->phys known) and the

@@ -59,6 +59,14 @@ ic_status_t ic_build_barrier_dissemination(ic_plan_t *pl, const ic_coll_args_t *
     return pl->error;
 }
 
+ic_status_t ic_build_barrier_direct(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    (void)a;
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_direct_barrier(pl, &v);
+    return pl->error;
+}
+
 ic_status_t ic_build_scan_dissemination(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     ic_view_t v = ic_view_whole(pl->size, pl->rank);

@@ -290,6 +290,14 @@ static double c_barrier(const ic_coll_args_t *a, int p, const ic_model_t *m)
     return ic_cost_barrier(p, m);
 }
 
+/* p - 1 empty messages posted at once: one after another with a core per
+ * rank, one start-up when crowded (ic_model_alpha_next). */
+static double c_barrier_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    (void)a;
+    return p > 1 ? m->alpha + (p - 2) * ic_model_alpha_next(m, p) : 0;
+}
+
 static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     ic_model_t all = ic_model_crowd(m, p);
@@ -565,6 +573,8 @@ static const ic_algo_t catalog[] = {
      UTORUS, ic_build_barrier_utorus, ic_cost_barrier_tree, NULL},
     {IC_COLL_BARRIER, "dissemination", "dissemination, ceil(log2 p) rounds", 0,
      ic_build_barrier_dissemination, c_barrier, NULL},
+    {IC_COLL_BARRIER, "direct", "every member tells every other, one round", 0,
+     ic_build_barrier_direct, c_barrier_direct, NULL},
     /* ---- scan ------------------------------------------------------------------------------- */
     {IC_COLL_SCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order",
      CANON, ic_build_scan_dissemination, c_scan, NULL},

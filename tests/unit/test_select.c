@@ -301,8 +301,23 @@ static void check_crowded(void)
      * round of pairwise exchange, where a core each takes the fewer
      * start-ups of Bruck or the dimensional rings, and an allgather the
      * direct exchange, where a core each keeps the ring (the tie) or a
-     * mesh entry (measured: docs/perf/oversubscribed.md, "All-to-all",
-     * "Allgather"). */
+     * mesh entry, and a barrier one round of empty messages, where a core
+     * each keeps dissemination (measured: docs/perf/oversubscribed.md,
+     * "All-to-all", "Allgather", "Barrier"). */
+    for (int p = 3; p <= 16; p++) {
+        ic_model_t crowded = base;
+        crowded.cores = 2;
+        ic_coll_args_t a = crowd_args(IC_COLL_BARRIER, 0, &crowded), b = a;
+        b.model = base;
+        ic_choice_t ch;
+        ic_decide(&a, p, NULL, &crowded, &ch, NULL, 0);
+        CHECK(strcmp(ch.al->name, "direct") == 0 && fabs(ch.cost - base.alpha) <= 1e-9 * base.alpha,
+              "barrier, p=%d on 2 cores: chose %s at %.9g, not direct at alpha", p, ch.al->name,
+              ch.cost);
+        ic_decide(&b, p, NULL, &base, &ch, NULL, 0);
+        CHECK(strcmp(ch.al->name, "dissemination") == 0,
+              "barrier, p=%d with a core each: chose %s, not dissemination", p, ch.al->name);
+    }
     for (int p = 3; p <= 16; p++) {
         ic_model_t crowded = base;
         crowded.cores = 2;
