@@ -117,6 +117,29 @@ void ic_blk_direct_allgather(ic_plan_t *pl, const ic_view_t *v, const size_t *le
 void ic_blk_ring_reduce_scatter(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
                                 ic_layout_t in, ic_loc_t out);
 
+/* tree_reduce_scatter.c — the canonical combination of leaves lo..hi:
+ * slot[hi] = T(lo, hi) with T(lo, hi) = T(lo, mid) (op) T(mid+1, hi), mid
+ * = lo + (hi - lo) / 2 (the MST reduce's tree, so the same bits as it),
+ * every step after step after (when > -1); the other slots are
+ * clobbered. */
+void ic_blk_combine_tree(ic_plan_t *pl, const ic_loc_t *slot, int lo, int hi, size_t bytes,
+                         long after);
+
+/* direct_bcast.c — as ic_blk_mst_bcast, the root sending to every member
+ * directly, all at once. */
+void ic_blk_direct_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t buf,
+                         size_t bytes);
+
+/* direct_reduce.c — reduce-to-one and allreduce by direct messages, every
+ * vector combined where it arrives in the canonical tree (the MST
+ * reduce's bits): in (bytes) of every member reduced into out on the
+ * root (ic_blk_direct_reduce; out unused elsewhere) or on every member
+ * (ic_blk_direct_allreduce).  in may be out (in place). */
+void ic_blk_direct_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
+                          ic_loc_t out, size_t bytes);
+void ic_blk_direct_allreduce(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_loc_t out,
+                             size_t bytes);
+
 /* tree_reduce_scatter.c — as ring_reduce_scatter, by a direct exchange,
  * each block combined by its owner in the canonical rank tree (the order
  * of ic_blk_mst_reduce); any operation. */

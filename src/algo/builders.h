@@ -15,15 +15,18 @@ typedef ic_status_t (*ic_build_fn)(ic_plan_t *pl, const ic_coll_args_t *a);
 
 /* coll_bcast.c */
 ic_status_t ic_build_bcast_mst(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_bcast_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_scatter_allgather(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_double_tree(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_edst(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_reduce.c */
 ic_status_t ic_build_reduce_mst(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_reduce_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_rs_gather(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_direct_gather(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_allreduce.c */
 ic_status_t ic_build_allreduce_reduce_bcast(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_allreduce_direct(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_allreduce_rs_ag(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_allreduce_direct_ag(ic_plan_t *pl, const ic_coll_args_t *a);
 /* coll_scatter.c (scatter and scatterv) */

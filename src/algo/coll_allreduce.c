@@ -23,6 +23,14 @@ ic_status_t ic_build_allreduce_reduce_bcast(ic_plan_t *pl, const ic_coll_args_t 
     return pl->error;
 }
 
+ic_status_t ic_build_allreduce_direct(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_direct_allreduce(pl, &v, ic_args_allreduce_input(a), ic_loc(IC_BUF_RECV, 0),
+                            a->count * ic_args_esize(a));
+    return pl->error;
+}
+
 /* A reduce-scatter block on even pieces of the vector, then the ring
  * allgather of the pieces. */
 static ic_status_t rs_then_ag(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_block_fn rs)

@@ -20,6 +20,13 @@ ic_status_t ic_build_bcast_mst(ic_plan_t *pl, const ic_coll_args_t *a)
     return pl->error;
 }
 
+ic_status_t ic_build_bcast_direct(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_blk_direct_bcast(pl, &v, a->root, ic_loc(IC_BUF_RECV, 0), a->count * ic_args_esize(a));
+    return pl->error;
+}
+
 ic_status_t ic_build_bcast_double_tree(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     ic_view_t v = ic_view_whole(pl->size, pl->rank);

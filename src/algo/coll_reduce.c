@@ -26,6 +26,14 @@ ic_status_t ic_build_reduce_mst(ic_plan_t *pl, const ic_coll_args_t *a)
     return pl->error;
 }
 
+ic_status_t ic_build_reduce_direct(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    ic_view_t v = ic_view_whole(pl->size, pl->rank);
+    ic_loc_t out = pl->rank == a->root ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_NONE, 0);
+    ic_blk_direct_reduce(pl, &v, a->root, reduce_input(pl, a), out, a->count * ic_args_esize(a));
+    return pl->error;
+}
+
 /* A reduce-scatter block on even pieces of the vector, then the MST gather
  * of the pieces to the root. */
 static ic_status_t rs_then_gather(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_block_fn rs)

@@ -40,15 +40,14 @@
  */
 #include "algo/blocks.h"
 
-/* Appends the combination of leaves lo..hi (post-order), each step after
- * the last receive (after, when that is > -1). */
-static void combine(ic_plan_t *pl, const ic_loc_t *slot, int lo, int hi, size_t bytes, long after)
+void ic_blk_combine_tree(ic_plan_t *pl, const ic_loc_t *slot, int lo, int hi, size_t bytes,
+                         long after)
 {
     if (lo >= hi)
         return;
     int mid = lo + (hi - lo) / 2;
-    combine(pl, slot, lo, mid, bytes, after);
-    combine(pl, slot, mid + 1, hi, bytes, after);
+    ic_blk_combine_tree(pl, slot, lo, mid, bytes, after);
+    ic_blk_combine_tree(pl, slot, mid + 1, hi, bytes, after);
     long r = ic_plan_reduce(pl, slot[mid], slot[hi], bytes, 0);
     if (r >= 0 && after >= 0)
         ic_plan_add_dep(pl, r, after);
@@ -126,7 +125,7 @@ void ic_blk_tree_reduce_scatter(ic_plan_t *pl, const ic_view_t *v, const size_t 
         return;
     if (copy_mine && me == n - 1)
         ic_plan_copy(pl, mine, slot[me], b);
-    combine(pl, slot, 0, n - 1, b, prev_recv);
+    ic_blk_combine_tree(pl, slot, 0, n - 1, b, prev_recv);
     if (late_out) /* after the last send of the bytes out covers */
         ic_plan_copy(pl, slot[n - 1], out, b);
 }

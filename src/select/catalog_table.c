@@ -74,6 +74,48 @@ static double c_bcast_sag(const ic_coll_args_t *a, int p, const ic_model_t *m)
     return t;
 }
 
+/* direct_bcast.c, direct_reduce.c: p - 1 messages of n bytes one after
+ * another at the root (one-port), one-way, sharing one start-up when the
+ * ranks are crowded (ic_model_alpha_next). */
+static double direct_root_round(int p, size_t n, const ic_model_t *m)
+{
+    double t = 0;
+    for (int k = 1; k < p && n > 0; k++)
+        t += (k == 1 ? m->alpha : ic_model_alpha_next(m, p)) + (double)n * m->beta +
+             ic_msg_extra_oneway(m, (double)n);
+    return t;
+}
+
+static double c_bcast_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    return direct_root_round(p, bytes_of(a, a->count), m);
+}
+
+/* The root combines the p vectors after they arrive: (p - 1) n gamma. */
+static double c_reduce_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t n = bytes_of(a, a->count);
+    return direct_root_round(p, n, m) + (double)(p - 1) * (double)n * m->gamma;
+}
+
+/* Every member sends its vector to every other and combines p of them, all
+ * at once (ic_model_crowd), the messages as the direct allgather's. */
+static double c_allreduce_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t n = bytes_of(a, a->count);
+    if (n == 0 || p < 2)
+        return 0;
+    ic_model_t all = ic_model_crowd(m, p);
+    size_t *len = malloc(sizeof(size_t) * (size_t)p);
+    if (!len)
+        return -1;
+    for (int i = 0; i < p; i++)
+        len[i] = n;
+    double t = ic_cost_pairwise(p, len, &all) + (double)(p - 1) * (double)n * all.gamma;
+    free(len);
+    return t;
+}
+
 static double c_reduce_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     return ic_cost_mst_reduce(p, a->root, bytes_of(a, a->count), m);
@@ -338,6 +380,8 @@ static const ic_algo_t catalog[] = {
      EDN, ic_build_bcast_edn, ic_cost_bcast_edn, NULL},
     {IC_COLL_BCAST, "mst", "minimum spanning tree (short vectors)", 0, ic_build_bcast_mst,
      c_bcast_mst, NULL},
+    {IC_COLL_BCAST, "direct", "the root sends to every member itself, one round", 0,
+     ic_build_bcast_direct, c_bcast_direct, NULL},
     {IC_COLL_BCAST, "double_tree",
      "Double Tree: complement + two partial binomial trees (all-port hypercubes, p = 2^d)",
      POW2 | IC_ALGO_CUBE_LINKS,
@@ -376,6 +420,8 @@ static const ic_algo_t catalog[] = {
      EDN | C, ic_build_reduce_edn, ic_cost_reduce_edn, NULL},
     {IC_COLL_REDUCE, "mst", "minimum spanning tree, rank order (short vectors)", CANON,
      ic_build_reduce_mst, c_reduce_mst, NULL},
+    {IC_COLL_REDUCE, "direct", "every member sends to the root, combined there in the rank tree",
+     CANON, ic_build_reduce_direct, c_reduce_direct, NULL},
     {IC_COLL_REDUCE, "rs_gather", "ring reduce-scatter + MST gather (long vectors)", C,
      ic_build_reduce_rs_gather, c_reduce_rsg, NULL},
     {IC_COLL_REDUCE, "direct_gather",
@@ -394,6 +440,9 @@ static const ic_algo_t catalog[] = {
     /* ---- allreduce: reduce + bcast, RS + allgather; mesh: DR, PFR, PFR-DC, hybrid ----------- */
     {IC_COLL_ALLREDUCE, "reduce_bcast", "MST reduce + MST broadcast (short vectors)", CANON,
      ic_build_allreduce_reduce_bcast, c_allreduce_rb, NULL},
+    {IC_COLL_ALLREDUCE, "direct",
+     "every member sends to every other, each combines in the rank tree (short vectors)", CANON,
+     ic_build_allreduce_direct, c_allreduce_direct, NULL},
     {IC_COLL_ALLREDUCE, "rs_ag", "ring reduce-scatter + ring allgather (long vectors)", C,
      ic_build_allreduce_rs_ag, c_allreduce_rsag, NULL},
     {IC_COLL_ALLREDUCE, "direct_ag",
