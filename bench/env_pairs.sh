@@ -18,6 +18,9 @@
 # docs/perf/oversubscribed.md):
 #
 #   BUILD_B=build bench/env_pairs.sh /tmp/old/build 4 "" "" bcast,reduce 512K,2M 5
+#
+# ITERS=N and WARMUP=W set intercom-bench's timed and untimed calls per
+# size and run (default 10 and 2: short calls want more, e.g. ITERS=1000).
 set -euo pipefail
 build=${1:?usage: env_pairs.sh BUILD_DIR P ENV_A ENV_B COLLS SIZES [REPS]}
 p=${2:?}
@@ -36,11 +39,11 @@ run_under() { # label envs rep
     [[ $1 == B ]] && dir=$build_b
     # shellcheck disable=SC2086
     env $2 "$dir/intercom-run" -n "$p" "$dir/intercom-bench" -c "$colls" --sizes "$sizes" \
-        --iters 10 --warmup 2 --sync window 2>/dev/null |
+        --iters "${ITERS:-10}" --warmup "${WARMUP:-2}" --sync window 2>/dev/null |
         awk -v l="$1" -v r="$3" '$1 !~ /^#/ && $1 != "collective" { print l, r, $1, $2, $4 }' >>"$raw"
 }
 
-echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window"
+echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window, ${ITERS:-10} calls per size"
 echo "# A: ${env_a:-(defaults)}${BUILD_B:+, build $build}"
 echo "# B: ${env_b:-(defaults)}${BUILD_B:+, build $build_b}"
 for ((r = 0; r < reps; r++)); do
