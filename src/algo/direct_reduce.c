@@ -81,11 +81,15 @@ void ic_blk_direct_allreduce(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_
     ic_loc_t *slot = combine_slots(pl, n, me, in, out, bytes);
     if (!slot)
         return;
-    /* Sent from the own slot: in place, out (which holds the input) is
-     * overwritten by member n-1's vector before the sends would finish. */
+    /* Sent from the input, which nothing here overwrites, so that no
+     * combination waits for a send to finish (a rendezvous send ends when
+     * the peer has pulled it); in place from the own slot, since out
+     * (which holds the input) receives member n-1's vector. */
+    bool in_place = in.buf == out.buf && in.off == out.off;
+    ic_loc_t src = in_place ? slot[me] : in;
     for (int k = 1; k < n; k++) {
         int to = ic_mod(me + k, n), from = ic_mod(me - k, n);
-        ic_plan_send(pl, ic_view_rank(v, to), 0, slot[me], bytes);
+        ic_plan_send(pl, ic_view_rank(v, to), 0, src, bytes);
         ic_plan_recv(pl, ic_view_rank(v, from), 0, slot[from], bytes);
     }
     ic_blk_combine_tree(pl, slot, 0, n - 1, bytes, -1);

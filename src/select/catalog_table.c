@@ -440,9 +440,6 @@ static const ic_algo_t catalog[] = {
     /* ---- allreduce: reduce + bcast, RS + allgather; mesh: DR, PFR, PFR-DC, hybrid ----------- */
     {IC_COLL_ALLREDUCE, "reduce_bcast", "MST reduce + MST broadcast (short vectors)", CANON,
      ic_build_allreduce_reduce_bcast, c_allreduce_rb, NULL},
-    {IC_COLL_ALLREDUCE, "direct",
-     "every member sends to every other, each combines in the rank tree (short vectors)", CANON,
-     ic_build_allreduce_direct, c_allreduce_direct, NULL},
     {IC_COLL_ALLREDUCE, "rs_ag", "ring reduce-scatter + ring allgather (long vectors)", C,
      ic_build_allreduce_rs_ag, c_allreduce_rsag, NULL},
     {IC_COLL_ALLREDUCE, "direct_ag",
@@ -457,6 +454,11 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_ALLREDUCE, "hybrid",
      "hybrid global combine: halve over some rings, circulate the rest", MC, ic_build_mesh_hybrid,
      ic_cost_mesh_hybrid, ic_describe_mesh_hybrid},
+    /* After the mesh entries: at p = 2 it ties with pfr (the same exchange),
+     * which keeps the choice the measurements were made with. */
+    {IC_COLL_ALLREDUCE, "direct",
+     "every member sends to every other, each combines in the rank tree (short vectors)", CANON,
+     ic_build_allreduce_direct, c_allreduce_direct, NULL},
     {IC_COLL_ALLREDUCE, "hosts",
      "reduce inside each host, allreduce over the hosts' leaders, bcast inside", HC,
      ic_build_allreduce_hosts, ic_cost_allreduce_hosts, ic_describe_hosts},

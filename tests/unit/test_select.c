@@ -305,6 +305,34 @@ static void check_crowded(void)
      * mesh entry, and a barrier one round of empty messages, where a core
      * each keeps dissemination (measured: docs/perf/oversubscribed.md,
      * "All-to-all", "Allgather", "Barrier"). */
+    /* The one-round entries of the rooted and reducing calls: crowded,
+     * short vectors; with a core each priced one-port, p - 1 start-ups,
+     * so the broadcast and reduce never take them (at p = 2 they tie with
+     * the MST, listed first) and the allreduce only where its p - 1 steps
+     * are as few as any entry's (p = 3, 5: pfr's ring has as many). */
+    static const ic_coll_t one_round[] = {IC_COLL_BCAST, IC_COLL_REDUCE, IC_COLL_ALLREDUCE};
+    for (int p = 2; p <= 16; p++)
+        for (size_t c = 0; c < sizeof one_round / sizeof one_round[0]; c++) {
+            ic_model_t crowded = base;
+            crowded.cores = 2;
+            ic_coll_args_t a = crowd_args(one_round[c], 2, &crowded), b = a;
+            b.model = base;
+            ic_choice_t ch;
+            ic_decide(&a, p, NULL, &crowded, &ch, NULL, 0);
+            CHECK(p == 2 || strcmp(ch.al->name, "direct") == 0,
+                  "%s of 8 B, p=%d on 2 cores: chose %s, not direct", ic_coll_name(one_round[c]), p,
+                  ch.al->name);
+            ic_decide(&b, p, NULL, &base, &ch, NULL, 0);
+            const ic_algo_t *d = ic_catalog_find(one_round[c], "direct");
+            double want = (p - 1) * (base.alpha + 8 * base.beta) +
+                          (one_round[c] == IC_COLL_BCAST ? 0 : (p - 1) * 8 * base.gamma);
+            CHECK(fabs(d->cost(&b, p, &base) - want) <= 1e-9 * want,
+                  "%s direct of 8 B, p=%d with a core each: %.9g, want %.9g",
+                  ic_coll_name(one_round[c]), p, d->cost(&b, p, &base), want);
+            CHECK(strcmp(ch.al->name, "direct") != 0 ||
+                      (one_round[c] == IC_COLL_ALLREDUCE && (p == 3 || p == 5)),
+                  "%s of 8 B, p=%d with a core each: chose direct", ic_coll_name(one_round[c]), p);
+        }
     for (int p = 3; p <= 16; p++) {
         ic_model_t crowded = base;
         crowded.cores = 2;
