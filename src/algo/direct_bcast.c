@@ -26,7 +26,7 @@ void ic_blk_direct_bcast(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t b
 {
     ic_plan_next_phase(pl);
     int n = v->n, me = v->me;
-    if (me < 0 || n < 2)
+    if (me < 0 || n < 2 || bytes == 0)
         return;
     if (me != root) {
         ic_plan_recv(pl, ic_view_rank(v, root), 0, buf, bytes);

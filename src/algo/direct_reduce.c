@@ -16,7 +16,11 @@
  * another, so a member posts all of them at once: one round.
  * Preconditions: any n >= 1, any root, any operation; in may be out.
  * Cost: reduce (n-1)*(alpha + N*beta) + (n-1)*N*gamma at the root with a
- *       core per member (one-port), allreduce the same on every member;
+ *       core per member (one-port) on shared memory, where the member
+ *       copies its receives in itself; in the papers' model (and the
+ *       simulator) the combinations overlap later receives and about
+ *       ceil(log2 n)*N*gamma follows the last (cost_direct_reduce.c).
+ *       Allreduce the same on every member;
  *       with members crowded on fewer cores the messages share one
  *       start-up (ic_model_alpha_next): alpha + (n-1)*N*(beta + gamma),
  *       against the MST's ceil(log2 n) dependent rounds, which each wait

@@ -74,9 +74,9 @@ static double c_bcast_sag(const ic_coll_args_t *a, int p, const ic_model_t *m)
     return t;
 }
 
-/* direct_bcast.c, direct_reduce.c: p - 1 messages of n bytes one after
- * another at the root (one-port), one-way, sharing one start-up when the
- * ranks are crowded (ic_model_alpha_next). */
+/* direct_bcast.c: p - 1 messages of n bytes one after another at the
+ * root (one-port), one-way, sharing one start-up when the ranks are
+ * crowded (ic_model_alpha_next). */
 static double direct_root_round(int p, size_t n, const ic_model_t *m)
 {
     double t = 0;
@@ -91,29 +91,18 @@ static double c_bcast_direct(const ic_coll_args_t *a, int p, const ic_model_t *m
     return direct_root_round(p, bytes_of(a, a->count), m);
 }
 
-/* The root combines the p vectors after they arrive: (p - 1) n gamma. */
+/* The root combines the vectors in the rank tree as they arrive. */
 static double c_reduce_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    size_t n = bytes_of(a, a->count);
-    return direct_root_round(p, n, m) + (double)(p - 1) * (double)n * m->gamma;
+    return ic_cost_direct_reduce(p, a->root, bytes_of(a, a->count), m);
 }
 
-/* Every member sends its vector to every other and combines p of them, all
- * at once (ic_model_crowd), the messages as the direct allgather's. */
+/* Every member sends its vector to every other and combines the p of them
+ * in the rank tree as they arrive, all at once (ic_model_crowd). */
 static double c_allreduce_direct(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    size_t n = bytes_of(a, a->count);
-    if (n == 0 || p < 2)
-        return 0;
     ic_model_t all = ic_model_crowd(m, p);
-    size_t *len = malloc(sizeof(size_t) * (size_t)p);
-    if (!len)
-        return -1;
-    for (int i = 0; i < p; i++)
-        len[i] = n;
-    double t = ic_cost_pairwise(p, len, &all) + (double)(p - 1) * (double)n * all.gamma;
-    free(len);
-    return t;
+    return ic_cost_direct_allreduce(p, bytes_of(a, a->count), &all);
 }
 
 static double c_reduce_mst(const ic_coll_args_t *a, int p, const ic_model_t *m)

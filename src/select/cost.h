@@ -59,6 +59,19 @@ double ic_cost_ring_reduce_scatter(int n, const size_t *len, const ic_model_t *m
 double ic_cost_direct_reduce_scatter(int n, const size_t *len, const ic_model_t *m,
                                      double *done, double *rfree);
 
+/* The canonical rank tree T(0, n-1) combined on one member as its slots
+ * arrive (slot j at arrive[j]), N*gamma a combination, one processor: the
+ * end of the last combination (cost_direct_reduce.c). */
+double ic_cost_tree_combine(int n, const double *arrive, size_t bytes, const ic_model_t *m);
+
+/* The direct reduce (algo/direct_reduce.c): the n-1 vectors arrive one
+ * after another at the root's port, combined in the tree as they come. */
+double ic_cost_direct_reduce(int n, int root, size_t bytes, const ic_model_t *m);
+
+/* The direct allreduce: every member receives the others' vectors one
+ * after another (pairwise order) and combines them in the tree. */
+double ic_cost_direct_allreduce(int n, size_t bytes, const ic_model_t *m);
+
 /* Pairwise all-to-all: (n-1) steps, each as long as its largest message. */
 double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m);
 

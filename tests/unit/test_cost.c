@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static long passed, failed;
 
@@ -101,20 +102,23 @@ static double closed_form(const ic_algo_t *al, int p, size_t count)
     if (al->flags & IC_ALGO_SIZES)
         return NAN; /* alltoallv/bruck: its closed form is in test_cost_alltoall */
     if (p == 1 || count == 0)
-        return al->coll == IC_COLL_BARRIER && p > 1 ? L * a : 0;
+        return al->coll == IC_COLL_BARRIER && p > 1 ? (strcmp(nm, "direct") == 0 ? P - 1 : L) * a
+                                                    : 0;
     switch (al->coll) {
     case IC_COLL_BCAST:
         if (nm[0] == 'm')
             return L * (a + n * b);
+        if (strcmp(nm, "direct") == 0) /* the root's port, one message after another */
+            return (P - 1) * (a + n * b);
         return NAN;
     case IC_COLL_REDUCE:
         if (nm[0] == 'm' && pow2(p))
             return L * (a + n * (b + g));
-        if ((nm[0] == 'r' || nm[0] == 'd') && pow2(p) && div) /* rs_gather, direct_gather */
+        if ((nm[0] == 'r' || strcmp(nm, "direct_gather") == 0) && pow2(p) && div)
             return (P - 1) * a + (P - 1) / P * n * (b + g) + L * a + (P - 1) / P * n * b;
         return NAN;
     case IC_COLL_ALLREDUCE:
-        if (((nm[0] == 'r' && nm[1] == 's') || nm[0] == 'd') && div) /* rs_ag, direct_ag */
+        if (((nm[0] == 'r' && nm[1] == 's') || strcmp(nm, "direct_ag") == 0) && div)
             return 2 * (P - 1) * a + (P - 1) / P * n * (2 * b + g);
         if (nm[0] == 'r' && nm[1] == 'e' && pow2(p))
             return L * (a + n * (b + g)) + L * (a + n * b);
@@ -130,7 +134,7 @@ static double closed_form(const ic_algo_t *al, int p, size_t count)
         return NAN;
     case IC_COLL_ALLGATHER:
     case IC_COLL_ALLGATHERV:
-        if (nm[0] == 'r')
+        if (nm[0] == 'r' || strcmp(nm, "direct") == 0) /* ring; direct: the same ports' work */
             return (P - 1) * (a + n * b);
         if (pow2(p))
             return L * a + (P - 1) * n * b + L * (a + P * n * b);
@@ -146,7 +150,7 @@ static double closed_form(const ic_algo_t *al, int p, size_t count)
     case IC_COLL_ALLTOALLV:
         return (P - 1) * (a + n * b);
     case IC_COLL_BARRIER:
-        return L * a;
+        return strcmp(nm, "direct") == 0 ? (P - 1) * a : L * a;
     default:
         return NAN;
     }
