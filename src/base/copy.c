@@ -11,6 +11,7 @@
  * of x86-64; elsewhere ic_copy_stream is memcpy.
  */
 #include "base/copy.h"
+#include "base/llc.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -32,7 +33,7 @@ size_t ic_copy_stream_min(void)
     size_t v = atomic_load_explicit(&cached, memory_order_relaxed);
     if (v != 0)
         return v;
-    v = STREAM_MIN_DEFAULT;
+    v = ic_stream_threshold(STREAM_MIN_DEFAULT, 2); /* the working set 2N past the LLC (llc.h) */
     const char *e = getenv("IC_COPY_STREAM_MIN");
     if (e && *e && e[0] != '-') {
         char *end;

@@ -13,8 +13,8 @@
  *    buffers and the queue cell a message gets.  ic_copy takes a loop of
  *    16-byte loads and stores when (dst - src) mod 4096 is between 1 and
  *    31; from 32 on memcpy is as fast or faster.
- *  - Large copies.  From IC_COPY_STREAM_MIN bytes (default 16 MiB; 0 turns
- *    it off) it writes dst with non-temporal stores, which go to memory
+ *  - Large copies.  From IC_COPY_STREAM_MIN bytes (default max(16 MiB,
+ *    LLC/2), base/llc.h; 0 turns it off) it writes dst with non-temporal stores, which go to memory
  *    without first reading the destination's lines.  glibc streams only
  *    above a threshold it derives from the shared cache size the processor
  *    reports; on this virtual machine that is 240 MiB (ld.so

@@ -14,10 +14,14 @@
  *           ways; then an unchecked 16 x 16 MiB for the raw bandwidth;
  *   exchange: 8 MiB, 8 MiB + 3 and 12 MiB + 1 both ways at once, each
  *           rank's receive posted before its send, then 8 MiB + 3 one
- *           way.  With single copy and a core per rank, the exchanged
- *           messages must stream (IC_SHM_STREAM_XCHG_MIN, default 8 MiB:
- *           the sender is receiving, so it would not share the copy) and
- *           the one-way message must not (below IC_SHM_STREAM_MIN).
+ *           way.  With single copy and a core per rank, a message streams
+ *           exactly when it reaches its threshold: IC_SHM_STREAM_XCHG_MIN
+ *           for the exchanged ones (the sender is receiving, so it would
+ *           not share the copy), IC_SHM_STREAM_MIN for the one-way one.
+ *           The default mode sets IC_SHM_STREAM_XCHG_MIN=8 MiB, so the
+ *           exchanged messages must stream and the one-way one must not
+ *           on every machine, and checks that IC_SHM_STREAM_MIN has its
+ *           default, max(16 MiB, LLC/2) (base/llc.h).
  *
  * Usage: test_shm_pair [cma|nocma|stream|eager|both] [quick].  "both"
  * (the default) runs the job with single copy (if the system permits it),
@@ -26,11 +30,12 @@
  * one streamed through the bulk buffer, the smaller mid ones single copy,
  * on the same pair at once) and with IC_SHM_EAGER_STREAM=1 (every eager
  * payload of 2 KiB or more written into the queue with non-temporal
- * stores, shm_queue.h).  The default mode streams the 16 MiB messages too (the default
- * IC_SHM_STREAM_MIN).  "quick" divides the counts by 10 (for sanitizer
+ * stores, shm_queue.h).  The default mode streams the 16 MiB messages too where
+ * the default IC_SHM_STREAM_MIN is 16 MiB (a last-level cache of 32 MiB or less).  "quick" divides the counts by 10 (for sanitizer
  * builds).
  */
 #include "shm_harness.h"
+#include "base/llc.h"
 #include "transport/shm/shm_internal.h"
 
 #define W 64
@@ -247,10 +252,22 @@ static int exchange_phase(ic_transport_t *t, int rank, const pair_arg_t *a)
 {
     static const size_t sizes[] = {8u << 20, (8u << 20) + 3, (12u << 20) + 1};
     const shm_transport_t *st = (const shm_transport_t *)t;
-    /* The modes that keep the rendezvous thresholds at their defaults
-     * (single copy, no IC_SHM_STREAM_MIN), with a core per rank. */
-    int judge = !a->nocma && !getenv("IC_SHM_STREAM_MIN") && ic_shm_single_copy(t) &&
-                !st->oversubscribed;
+    /* The modes with single copy and a core per rank; without
+     * IC_SHM_STREAM_MIN the defaults: max(16 MiB, LLC/2), and for
+     * exchanges max(8 MiB, LLC/4) unless the default mode's 8 MiB. */
+    int judge = !a->nocma && ic_shm_single_copy(t) && !st->oversubscribed;
+    if (judge && !getenv("IC_SHM_STREAM_MIN")) {
+        uint64_t one = ic_stream_threshold(16u << 20, 2);
+        uint64_t xchg =
+            getenv("IC_SHM_STREAM_XCHG_MIN") ? 8u << 20 : ic_stream_threshold(8u << 20, 4);
+        xchg = xchg < one ? xchg : one;
+        if (st->stream_min != one || st->stream_xchg_min != xchg) {
+            printf("rank %d: thresholds %llu / %llu, want %llu / %llu\n", rank,
+                   (unsigned long long)st->stream_min, (unsigned long long)st->stream_xchg_min,
+                   (unsigned long long)one, (unsigned long long)xchg);
+            return 1;
+        }
+    }
     unsigned char *sb = malloc(12u << 20 | 1), *rb = malloc(12u << 20 | 1);
     int rc = 0;
     for (int k = 0; k < 4 && rc == 0; k++) {
@@ -281,7 +298,7 @@ static int exchange_phase(ic_transport_t *t, int rank, const pair_arg_t *a)
             shm_req_t sr;
             memcpy(&sr, &req[nreq - 1], sizeof sr);
             int streamed = sr.streamed;
-            if (streamed != !oneway) {
+            if (streamed != (n >= (oneway ? st->stream_min : st->stream_xchg_min))) {
                 printf("rank %d: %s message of %zu bytes %s\n", rank,
                        oneway ? "one-way" : "exchanged", n,
                        streamed ? "streamed" : "went by single copy");
@@ -291,7 +308,7 @@ static int exchange_phase(ic_transport_t *t, int rank, const pair_arg_t *a)
     }
     if (rank == 1 && rc == 0)
         printf("  exchange: 8..12 MiB both ways and one way checked%s\n",
-               judge ? ", exchanges streamed, one-way single copy" : "");
+               judge ? ", streamed exactly from the thresholds" : "");
     free(sb);
     free(rb);
     return rc;
@@ -345,6 +362,8 @@ int main(int argc, char **argv)
         int status[2] = {0, 0};
         char name[64];
         set_mode(m == 1);
+        if (m == 0) /* the exchange phase's threshold on any machine */
+            setenv("IC_SHM_STREAM_XCHG_MIN", "8388608", 1);
         if (m == 2)
             setenv("IC_SHM_STREAM_MIN", "12000", 1);
         if (m == 3)
@@ -355,6 +374,7 @@ int main(int argc, char **argv)
         failures += job_failures(rc, status, 2, name);
         printf("  job total %.3f s\n", now_s() - t0);
         unsetenv("IC_SHM_STREAM_MIN");
+        unsetenv("IC_SHM_STREAM_XCHG_MIN");
         unsetenv("IC_SHM_EAGER_STREAM");
     }
     set_mode(0);

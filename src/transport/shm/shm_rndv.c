@@ -53,16 +53,18 @@
  * every chunked transfer on that pair fails with IC_ERR_TRANSPORT
  * ("broken by an earlier failed call") instead of mixing up chunks.
  *
- * Streamed (from IC_SHM_STREAM_MIN bytes, default 16 MiB, only when every
- * rank has a core of its own).  With single copy in use, a large message
- * to another rank goes the chunked way instead, both sides copying with
- * non-temporal stores (base/copy.h): process_vm_readv copies at about a
- * third of a streamed copy's rate on the machines measured
- * (docs/perf/copy.md).  The sender decides per message and marks its RTS
- * (SHM_RTS_STREAM); the receiver follows the mark.  A streamed send
- * withdrawn before its grant was seen breaks the pair (shm_transport.c,
- * ic_shm_cancel), after which the pair's large messages take single copy
- * again; a broken pair fails only its chunked transfers.
+ * Streamed (from IC_SHM_STREAM_MIN bytes, default max(16 MiB, LLC/2),
+ * base/llc.h; exchanged messages from IC_SHM_STREAM_XCHG_MIN, default
+ * max(8 MiB, LLC/4); only when every rank has a core of its own).  With
+ * single copy in use, a large message to another rank goes the chunked way
+ * instead, both sides copying with non-temporal stores (base/copy.h):
+ * process_vm_readv copies at about a third of a streamed copy's rate on
+ * the AMD EPYC VM (docs/perf/copy.md).  The sender decides per
+ * message and marks its RTS (SHM_RTS_STREAM); the receiver follows the
+ * mark.  A streamed send withdrawn before its grant was seen breaks the
+ * pair (shm_transport.c, ic_shm_cancel), after which the pair's large
+ * messages take single copy again; a broken pair fails only its chunked
+ * transfers.
  *
  * A message to oneself is copied directly (ic_copy) in every mode.
  */
@@ -70,6 +72,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include "base/copy.h"
+#include "base/llc.h"
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
 
@@ -78,18 +81,21 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#define STREAM_MIN_DEFAULT (16u << 20)     /* IC_SHM_STREAM_MIN */
-#define STREAM_XCHG_MIN_DEFAULT (8u << 20) /* IC_SHM_STREAM_XCHG_MIN */
+#define STREAM_MIN_DEFAULT (16u << 20)     /* IC_SHM_STREAM_MIN's floor */
+#define STREAM_XCHG_MIN_DEFAULT (8u << 20) /* IC_SHM_STREAM_XCHG_MIN's floor */
 
 uint64_t ic_shm_stream_min(bool oversubscribed)
 {
     /* Streaming needs the sender and the receiver copying at once. */
-    return oversubscribed ? 0 : ic_shm_env_u64("IC_SHM_STREAM_MIN", STREAM_MIN_DEFAULT);
+    return oversubscribed ? 0
+                          : ic_shm_env_u64("IC_SHM_STREAM_MIN",
+                                           ic_stream_threshold(STREAM_MIN_DEFAULT, 2));
 }
 
 uint64_t ic_shm_stream_xchg_min(uint64_t stream_min)
 {
-    uint64_t x = ic_shm_env_u64("IC_SHM_STREAM_XCHG_MIN", STREAM_XCHG_MIN_DEFAULT);
+    uint64_t x = ic_shm_env_u64("IC_SHM_STREAM_XCHG_MIN",
+                                ic_stream_threshold(STREAM_XCHG_MIN_DEFAULT, 4));
     return stream_min == 0 ? 0 : x == 0 || x > stream_min ? stream_min : x;
 }
 
