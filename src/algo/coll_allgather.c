@@ -13,7 +13,12 @@ static ic_loc_t own_block(const ic_plan_t *pl, const ic_coll_args_t *a, const ic
     return a->in_place ? ic_layout_at(out, pl->rank) : ic_loc(IC_BUF_SEND, 0);
 }
 
-ic_status_t ic_build_allgather_ring(ic_plan_t *pl, const ic_coll_args_t *a)
+/* The ring and the direct exchange: one block per member straight into
+ * the output. */
+typedef void block_exchange_fn(ic_plan_t *pl, const ic_view_t *v, const size_t *len,
+                               ic_layout_t buf, ic_loc_t mine);
+
+static ic_status_t build_exchange(ic_plan_t *pl, const ic_coll_args_t *a, block_exchange_fn *blk)
 {
     size_t *len = ic_args_block_bytes(pl, a);
     size_t *off = len ? ic_args_block_offsets(pl, a, len) : NULL;
@@ -21,20 +26,18 @@ ic_status_t ic_build_allgather_ring(ic_plan_t *pl, const ic_coll_args_t *a)
         return pl->error;
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
     ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
-    ic_blk_ring_allgather(pl, &v, len, out, own_block(pl, a, &out));
+    blk(pl, &v, len, out, own_block(pl, a, &out));
     return pl->error;
+}
+
+ic_status_t ic_build_allgather_ring(ic_plan_t *pl, const ic_coll_args_t *a)
+{
+    return build_exchange(pl, a, ic_blk_ring_allgather);
 }
 
 ic_status_t ic_build_allgather_direct(ic_plan_t *pl, const ic_coll_args_t *a)
 {
-    size_t *len = ic_args_block_bytes(pl, a);
-    size_t *off = len ? ic_args_block_offsets(pl, a, len) : NULL;
-    if (!off)
-        return pl->error;
-    ic_view_t v = ic_view_whole(pl->size, pl->rank);
-    ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
-    ic_blk_direct_allgather(pl, &v, len, out, own_block(pl, a, &out));
-    return pl->error;
+    return build_exchange(pl, a, ic_blk_direct_allgather);
 }
 
 ic_status_t ic_build_allgather_gather_bcast(ic_plan_t *pl, const ic_coll_args_t *a)
