@@ -30,8 +30,9 @@
  * one streamed through the bulk buffer, the smaller mid ones single copy,
  * on the same pair at once) and with IC_SHM_EAGER_STREAM=1 (every eager
  * payload of 2 KiB or more written into the queue with non-temporal
- * stores, shm_queue.h).  The default mode streams the 16 MiB messages too where
- * the default IC_SHM_STREAM_MIN is 16 MiB (a last-level cache of 32 MiB or less).  "quick" divides the counts by 10 (for sanitizer
+ * stores, shm_queue.h).  The default mode streams the 16 MiB messages
+ * too where the default IC_SHM_STREAM_MIN is 16 MiB (a last-level cache
+ * of 32 MiB or less).  "quick" divides the counts by 10 (for sanitizer
  * builds).
  */
 #include "shm_harness.h"
