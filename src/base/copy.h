@@ -14,10 +14,11 @@
  *    16-byte loads and stores when (dst - src) mod 4096 is between 1 and
  *    31; from 32 on memcpy is as fast or faster.
  *  - Large copies.  From IC_COPY_STREAM_MIN bytes (default max(16 MiB,
- *    LLC/2), base/llc.h; 0 turns it off) it writes dst with non-temporal stores, which go to memory
- *    without first reading the destination's lines.  glibc streams only
- *    above a threshold it derives from the shared cache size the processor
- *    reports; on this virtual machine that is 240 MiB (ld.so
+ *    LLC/2), base/llc.h; 0 turns it off) it writes dst with
+ *    non-temporal stores, which go to memory without first reading the
+ *    destination's lines.  glibc streams only above a threshold it derives
+ *    from the shared cache size the processor reports; on the AMD EPYC VM
+ *    that is 240 MiB (ld.so
  *    --list-diagnostics: non_temporal_threshold 0xf000000).  One 64 MiB
  *    copy: 3.3 ms streamed, 5.4 ms with memcpy; two at once on the two
  *    cores: 5.4 ms against 8.0 ms.  Below the threshold memcpy is faster

@@ -46,15 +46,16 @@ typedef struct {
 static double dmax(double a, double b) { return a > b ? a : b; }
 
 /* Numbers the combinations of T(lo, hi) in the plan's order (children
- * first) and records the leaves' arrivals in their parents. */
-static int number(tree_t *t, int lo, int hi, int parent, int side)
+ * first) and records the leaves' arrivals in their parents; side: which
+ * half of its parent T(lo, hi) is (the parent sets its index). */
+static int number(tree_t *t, int lo, int hi, int side)
 {
     int mid = lo + (hi - lo) / 2;
-    int l = lo < mid ? number(t, lo, mid, -1, 0) : -1;
-    int r = mid + 1 < hi ? number(t, mid + 1, hi, -1, 1) : -1;
+    int l = lo < mid ? number(t, lo, mid, 0) : -1;
+    int r = mid + 1 < hi ? number(t, mid + 1, hi, 1) : -1;
     int me = t->count++;
     tnode_t *x = &t->node[me];
-    *x = (tnode_t){{0, 0}, 0, parent, side};
+    *x = (tnode_t){{0, 0}, 0, -1, side};
     if (l >= 0)
         t->node[l].parent = me;
     else
@@ -125,7 +126,7 @@ double ic_cost_tree_combine(int n, const double *arrive, size_t bytes, const ic_
     double end = -1;
     if (!t.node || !h.id || !h.at)
         goto out;
-    number(&t, 0, n - 1, -1, 0);
+    number(&t, 0, n - 1, 0);
     for (int i = 0; i < t.count; i++)
         if (t.node[i].known == 2)
             push(&h, i, dmax(t.node[i].child[0], t.node[i].child[1]));
