@@ -186,7 +186,7 @@ typedef struct shm_ux {
     unsigned char data[];
 } shm_ux_t;
 #define SHM_UX_SMALL 64
-#define SHM_UX_KEEP 1024
+#define SHM_UX_KEEP 4096 /* 1024 left a rank that runs ahead by more paying malloc/free */
 
 typedef struct shm_fin {
     uint64_t xfer;
@@ -201,7 +201,7 @@ typedef struct shm_uxcall {
     uint32_t sig, count;
     bool mixed;
 } shm_uxcall_t;
-#define SHM_UXCALL_KEEP 1024 /* free records kept for reuse (shm_notice.c) */
+#define SHM_UXCALL_KEEP 4096 /* free records kept for reuse (shm_notice.c) */
 #define SHM_UXCALL_BITS 8
 #define SHM_UXCALL_BUCKETS (1u << SHM_UXCALL_BITS)
 

@@ -5,6 +5,13 @@
  * SHM_UX_KEEP instead of to free(): an 8-byte call whose message arrives
  * before the receive is posted no longer pays a malloc and a free
  * (about 120 instructions per call on the receiving rank, callgrind).
+ * SHM_UX_KEEP is 4096 (it was 1024): a rank that runs ahead (an 8-byte
+ * scan in a loop: rank 0 only sends) leaves its peer with up to a queue's
+ * worth of early messages at a time (2048 one-cell messages at p = 2),
+ * and each record beyond the kept ones cost a malloc and a free — 6746 of
+ * 11000 calls did under callgrind.  With 4096: 8-byte scans in a loop
+ * 0.159 against 0.180 us per call (bench/results/ux-keep-2026-11-29-xeon.txt);
+ * the price is up to 4096 records of about 140 bytes kept after a burst.
  */
 #include "transport/shm/shm_internal.h"
 
