@@ -254,9 +254,10 @@ static void test_layout(void)
     check_layout(8, false, 2048, 16 * k);
     check_layout(11, false, 1024, 16 * k);
     check_layout(16, false, 512, 8 * k + hdr);
-    check_layout(2, true, 8192, 128 * k);
-    check_layout(4, true, 8192, 128 * k);
-    check_layout(5, true, 4096, 64 * k + hdr);
+    check_layout(2, true, 8192, 64 * k);
+    check_layout(4, true, 8192, 64 * k);
+    check_layout(5, true, 4096, 64 * k);
+    check_layout(6, true, 2048, 32 * k + hdr);
     check_layout(8, true, 2048, 32 * k + hdr);
     check_layout(16, true, 512, 8 * k + hdr);
     for (int p = 1; p <= 64; p++)
@@ -282,7 +283,7 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
     ic_transport_t *t = open_rank(name, rank, size);
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
     int bad = 0;
-    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 128u << 10 || !st->oversubscribed ||
+    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 64u << 10 || !st->oversubscribed ||
         t->rndv_bytes != 0 || st->seg.hdr->cores != 1 || t->cores != 1) {
         printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g, cores %u "
                "(model %g)\n",
@@ -290,7 +291,7 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
                t->rndv_bytes, st->seg.hdr->cores, t->cores);
         bad = 20;
     }
-    enum { N = 128u << 10 };
+    enum { N = 64u << 10 }; /* the eager limit: inline */
     static unsigned char buf[N];
     ic_tx_req_t req;
     char done;
@@ -318,10 +319,68 @@ static void test_crowded_agreement(void)
     fflush(stdout); /* before later tests fork */
 }
 
+/* A rank of a job created under IC_SHM_EAGER_MAX (arg: the value) whose
+ * own environment says another: the creator's limit holds on every rank
+ * (header, rendezvous size of the cost model), cut to a quarter of a queue;
+ * and a message just above it still arrives intact (by rendezvous). */
+static int eager_rank(int rank, int size, const char *name, void *arg)
+{
+    uint32_t want = *(const uint32_t *)arg;
+    setenv("IC_SHM_EAGER_MAX", rank ? "100" : "65536", 1);
+    ic_transport_t *t = open_rank(name, rank, size);
+    const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
+    int bad = 0;
+    if (st->seg.hdr->eager_max != want || (!st->oversubscribed && t->rndv_bytes != (double)want)) {
+        printf("  rank %d: eager %u, want %u, rndv_bytes %g\n", rank, st->seg.hdr->eager_max, want,
+               t->rndv_bytes);
+        bad = 22;
+    }
+    size_t n = (size_t)want + 1;
+    unsigned char *buf = malloc(n);
+    ic_tx_req_t req;
+    char done;
+    if (!buf) {
+        bad = 23;
+    } else if (rank == 0) {
+        pat_fill(buf, n, 78);
+        t->ops->isend(t, 1, mkkey(4, 0, 0), buf, n, &req);
+    } else {
+        t->ops->irecv(t, 0, mkkey(4, 0, 0), buf, n, &req);
+    }
+    if (buf && (wait_all(t, &req, 1, &done) != IC_OK || (rank == 1 && pat_check(buf, n, 78) >= 0)))
+        bad = 24;
+    free(buf);
+    t->ops->close(t);
+    return bad;
+}
+
+static void test_eager_max_env(void)
+{
+    static const struct {
+        const char *env;
+        uint32_t want; /* 2 ranks, a core each: 2048 cells, a quarter is 32 KiB + header */
+    } cases[] = {{"4096", 4096}, {"1000000", 32u * 1024 + SHM_MSG_HDR}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int status[2] = {0, 0};
+        char name[64], d0[32], d1[32];
+        uint32_t want = cases[i].want;
+        setenv("IC_SHM_CORES", "64", 1);
+        setenv("IC_SHM_EAGER_MAX", cases[i].env, 1);
+        int rc = run_job(2, eager_rank, &want, 30, MARK_BAD, status, name);
+        unsetenv("IC_SHM_EAGER_MAX");
+        unsetenv("IC_SHM_CORES");
+        CHECK(rc == 0 && status[0] == 0 && status[1] == 0,
+              "IC_SHM_EAGER_MAX=%s of the creator: %s, %s", cases[i].env,
+              describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+        fflush(stdout);
+    }
+}
+
 int main(void)
 {
     test_layout();
     test_crowded_agreement();
+    test_eager_max_env();
     test_name_and_mode();
     test_never_attached();
     test_create_destroy_and_args();

@@ -1,7 +1,8 @@
 /*
  * test_env.c — the byte-size variables ic_init checks (core/env.c):
- * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_SHM_STREAM_XCHG_MIN and
- * IC_COPY_STREAM_MIN take plain decimal digits up to 2^62; anything else
+ * IC_SHM_SHARE_MIN, IC_SHM_STREAM_MIN, IC_SHM_STREAM_XCHG_MIN,
+ * IC_COPY_STREAM_MIN and IC_SHM_EAGER_MAX take plain decimal digits up to
+ * 2^62; anything else
  * fails ic_env_read with
  * IC_ERR_ARG and a message naming the variable and the value;
  * IC_SHM_CORES takes a count of cores, 1..65536, checked alike; and
@@ -32,10 +33,11 @@ int main(void)
               "'%s' accepted or not named: %s", bad[i], ic_last_error());
     }
     static const char *const vars[] = {"IC_SHM_SHARE_MIN", "IC_SHM_STREAM_MIN",
-                                       "IC_SHM_STREAM_XCHG_MIN", "IC_COPY_STREAM_MIN"};
+                                       "IC_SHM_STREAM_XCHG_MIN", "IC_COPY_STREAM_MIN",
+                                       "IC_SHM_EAGER_MAX"};
     ic_env_t env;
     CHECK(ic_env_read(&env) == IC_OK, "unset variables: %s", ic_last_error());
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (int)(sizeof vars / sizeof *vars); i++) {
         setenv(vars[i], "16MiB", 1);
         ic_status_t st = ic_env_read(&env);
         CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), vars[i]) &&

@@ -28,14 +28,24 @@
  * so every rank of the job uses the same layout and prices with the same
  * cores in its cost model whatever its own environment says): queues may
  * grow to 8192 cells (512 KiB) within the same 8 MiB, and eager_max is
- * min(128 KiB, a quarter of a queue): 128 KiB at p = 3 and 4, 64 KiB at
- * p = 5, 32 KiB at p = 6..8.  There a rendezvous costs scheduler turns,
- * not copies: the receiver must be scheduled to read and the sender again
- * to see the FIN, while an eager sender copies and goes on.  At 4 ranks on
- * 2 cores, 64 and 256 KiB calls took 0.44-0.76 of the time with 16 KiB
- * eager messages (bcast, reduce, allreduce, allgather, scan, gather),
- * 4 KiB-block alltoalls 1.1-1.2; 256 KiB eager messages lost (bcast of
- * 256 KiB 2x).  docs/perf/oversubscribed.md has the figures.
+ * min(64 KiB, a quarter of a queue): 64 KiB at p = 3..5, 32 KiB at
+ * p = 6..8.  There a rendezvous costs scheduler turns, not copies: the
+ * receiver must be scheduled to read and the sender again to see the FIN,
+ * while an eager sender copies and goes on.  At 4 ranks on 2 cores of the
+ * AMD EPYC VM, 64 and 256 KiB calls took 0.44-0.76 of the time with
+ * 64-128 KiB eager messages instead of 16 KiB ones (bcast, reduce,
+ * allreduce, allgather, scan, gather), 4 KiB-block alltoalls 1.1-1.2; 256
+ * KiB eager messages lost (bcast of 256 KiB 2x).  On the Intel Xeon VM,
+ * whose cross-core copies cost about 0.09 us per KiB each, messages of
+ * 128 KiB went faster by rendezvous: 128 KiB blocks at p = 4 took 0.59-0.79
+ * of the time with a 64 KiB limit instead of 128 KiB (allgather, alltoall(v),
+ * gather, scatter; p = 3: 0.55-0.70), so the limit is 64 KiB, which keeps
+ * the AMD figures' 64 KiB messages eager.  docs/perf/oversubscribed.md has
+ * the figures.
+ *
+ * IC_SHM_EAGER_MAX=BYTES sets eager_max for a job (at most a quarter of a
+ * queue); the creator's value decides, like the core count: attaching
+ * ranks accept any eager_max the layout can hold.
  * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
  * (4 p^2) bytes, clamped to 4..32 KiB.  So p = 64 maps about 130 MiB,
  * p = 16 about 40 MiB.  The whole segment is reserved with posix_fallocate at creation
@@ -69,7 +79,7 @@ struct ic_shm_job {
 #define MAX_CELLS 2048u
 #define MAX_CELLS_CROWDED 8192u
 #define EAGER_MAX 16384u
-#define EAGER_MAX_CROWDED (128u << 10)
+#define EAGER_MAX_CROWDED (64u << 10)
 #define NCHUNKS 4u
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -165,6 +175,9 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
+    uint64_t quarter = SHM_MSG_HDR + (uint64_t)SHM_CELL * (lay.ncells / 4);
+    uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
+    lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
     if (fchmod(fd, 0600) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
         goto fail_unlink;
@@ -328,7 +341,8 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
         h->bulk_ctl_off != want.bulk_ctl_off || h->tickets_off != want.tickets_off ||
         h->bulk_data_off != want.bulk_data_off ||
         h->bulk_stride != want.bulk_stride || h->ncells != want.ncells ||
-        h->chunk != want.chunk || h->nchunks != want.nchunks || h->eager_max != want.eager_max) {
+        h->chunk != want.chunk || h->nchunks != want.nchunks ||
+        h->eager_max > SHM_MSG_HDR + (uint64_t)SHM_CELL * (want.ncells / 4)) {
         st = ic_set_error(IC_ERR_TRANSPORT,
                           "ic_shm_open: the layout in %s's header is not the one for %d ranks "
                           "(corrupt, or written by another version)",

@@ -6,8 +6,8 @@
  * shm_segment.c.
  *
  * Protocols.  A message of at most eager_max bytes (16 KiB for p <= 11,
- * 8 KiB up to p = 32; up to 128 KiB when the ranks outnumber the cores,
- * shm_segment.c)
+ * 8 KiB up to p = 32; up to 64 KiB when the ranks outnumber the cores;
+ * IC_SHM_EAGER_MAX; shm_segment.c)
  * is copied inline into the pair's SPSC queue (shm_queue.h): the send
  * completes as soon as it is in the queue (or, if the queue is full,
  * once a later progress call has put it there).  A larger one goes by
