@@ -21,7 +21,10 @@
  *   - a crowded job is crowded for every rank: the creator's finding is
  *     in the header, and a rank whose own IC_SHM_CORES says otherwise
  *     still takes the job's layout, waits and prices as crowded, and its
- *     128 KiB eager messages arrive intact.
+ *     64 KiB eager messages arrive intact;
+ *   - IC_SHM_EAGER_MAX of the creator sets the job's eager limit (cut to a
+ *     quarter of a queue) on every rank whatever the ranks' own values, and
+ *     a message just above it arrives intact.
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 

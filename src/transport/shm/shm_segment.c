@@ -32,16 +32,16 @@
  * p = 6..8.  There a rendezvous costs scheduler turns, not copies: the
  * receiver must be scheduled to read and the sender again to see the FIN,
  * while an eager sender copies and goes on.  At 4 ranks on 2 cores of the
- * AMD EPYC VM, 64 and 256 KiB calls took 0.44-0.76 of the time with
- * 64-128 KiB eager messages instead of 16 KiB ones (bcast, reduce,
- * allreduce, allgather, scan, gather), 4 KiB-block alltoalls 1.1-1.2; 256
- * KiB eager messages lost (bcast of 256 KiB 2x).  On the Intel Xeon VM,
- * whose cross-core copies cost about 0.09 us per KiB each, messages of
- * 128 KiB went faster by rendezvous: 128 KiB blocks at p = 4 took 0.59-0.79
- * of the time with a 64 KiB limit instead of 128 KiB (allgather, alltoall(v),
- * gather, scatter; p = 3: 0.55-0.70), so the limit is 64 KiB, which keeps
- * the AMD figures' 64 KiB messages eager.  docs/perf/oversubscribed.md has
- * the figures.
+ * AMD EPYC VM, 64 and 256 KiB calls took 0.44-0.76 of the time with a
+ * 128 KiB eager limit instead of 16 KiB (bcast, reduce, allreduce,
+ * allgather, scan, gather), 4 KiB-block alltoalls 1.1-1.2; 256 KiB eager
+ * messages lost (bcast of 256 KiB 2x).  On the Intel Xeon VM, whose
+ * cross-core copies cost about 0.09 us per KiB each, messages of 128 KiB
+ * went faster by rendezvous: 128 KiB blocks at p = 4 took 0.57-0.71 of the
+ * time with a 64 KiB limit instead of 128 KiB (allgather, alltoall(v),
+ * gather, scatter; allreduce 0.73, reduce 0.86; p = 3: 0.55-0.70), so the
+ * limit is 64 KiB, which keeps the AMD figures' 64 KiB messages eager.
+ * docs/perf/oversubscribed.md has the figures.
  *
  * IC_SHM_EAGER_MAX=BYTES sets eager_max for a job (at most a quarter of a
  * queue); the creator's value decides, like the core count: attaching
