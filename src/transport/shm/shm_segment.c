@@ -100,6 +100,13 @@ static uint64_t clamp_u64(uint64_t x, uint64_t lo, uint64_t hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* The largest eager message a queue of ncells cells takes: a quarter of
+ * it, header included. */
+static uint64_t eager_room(uint32_t ncells)
+{
+    return SHM_MSG_HDR + (uint64_t)SHM_CELL * (ncells / 4);
+}
+
 void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
 {
     uint64_t pairs = (uint64_t)p * (uint64_t)p;
@@ -110,7 +117,7 @@ void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
     h->ncells = (uint32_t)clamp_u64(pow2_floor(QUEUE_BUDGET / pairs / SHM_CELL), 64, hi);
     h->nchunks = NCHUNKS;
     h->chunk = (uint32_t)clamp_u64(pow2_floor(BULK_BUDGET / pairs / NCHUNKS), 4096, 32768);
-    uint64_t quarter = SHM_MSG_HDR + (uint64_t)SHM_CELL * (h->ncells / 4);
+    uint64_t quarter = eager_room(h->ncells);
     uint64_t eager = crowded ? EAGER_MAX_CROWDED : EAGER_MAX;
     h->eager_max = (uint32_t)(quarter < eager ? quarter : eager);
     h->rank_off = align_up(sizeof(shm_hdr_t), 64);
@@ -175,7 +182,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
-    uint64_t quarter = SHM_MSG_HDR + (uint64_t)SHM_CELL * (lay.ncells / 4);
+    uint64_t quarter = eager_room(lay.ncells);
     uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
     lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
     if (fchmod(fd, 0600) != 0) {
@@ -342,7 +349,7 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
         h->bulk_data_off != want.bulk_data_off ||
         h->bulk_stride != want.bulk_stride || h->ncells != want.ncells ||
         h->chunk != want.chunk || h->nchunks != want.nchunks ||
-        h->eager_max > SHM_MSG_HDR + (uint64_t)SHM_CELL * (want.ncells / 4)) {
+        h->eager_max > eager_room(want.ncells)) {
         st = ic_set_error(IC_ERR_TRANSPORT,
                           "ic_shm_open: the layout in %s's header is not the one for %d ranks "
                           "(corrupt, or written by another version)",
