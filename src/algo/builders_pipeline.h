@@ -87,6 +87,13 @@ int ic_chain_reduce_order(int m, int root, int *seq);
 long ic_blk_chain_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t in,
                          ic_loc_t acc, const ic_segs_t *sg, bool commutative, long after);
 
+/* chain_scan.c — prefix reduction in rank order of in into out (in may
+ * equal out) along the chain 0 -> 1 -> ... -> n-1 (view indices), cut as
+ * sg; exclusive: member i gets the members below it, member 0's out is not
+ * written.  commutative: the operation commutes (saves a copy). */
+void ic_blk_chain_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_loc_t out,
+                       const ic_segs_t *sg, bool exclusive, bool commutative);
+
 /* dopl.c — dimension-ordered pipelines on mesh (its size is pl->size).
  * Broadcast: the root's count elements of es bytes at buf reach buf on
  * every rank.  Reduce: every rank's input at in; the reduction in rank
@@ -139,6 +146,10 @@ ic_status_t ic_build_bcast_dopl(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_bcast_dopl_alt(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_chain(ic_plan_t *pl, const ic_coll_args_t *a);
 ic_status_t ic_build_reduce_dopl(ic_plan_t *pl, const ic_coll_args_t *a);
+ic_status_t ic_build_scan_chain(ic_plan_t *pl, const ic_coll_args_t *a);
+/* The segment count of the chain scan: ic_pipe_segments over its p nodes
+ * at beta + gamma (1 when the ranks outnumber the cores). */
+int ic_scan_chain_segments(int p, size_t count, size_t es, const ic_model_t *md);
 
 /* The mesh a pipeline entry follows: a->mesh when it has p ranks, else the
  * line {p}. */
@@ -181,5 +192,10 @@ double ic_cost_dopl_alt_time(const ic_mesh_t *mesh, int root, size_t count, size
                              const ic_model_t *md, const ic_model_t *m);
 double ic_cost_reduce_chain(const ic_coll_args_t *a, int p, const ic_model_t *m);
 double ic_cost_reduce_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m);
+/* chain_scan.c over m members, k segments: the reduction chain's
+ * recurrence with root m-1, whose last node does not combine for exscan. */
+double ic_cost_chain_scan_time(int m, bool exclusive, size_t count, size_t es, int k,
+                               const ic_model_t *md);
+double ic_cost_scan_chain(const ic_coll_args_t *a, int p, const ic_model_t *m);
 
 #endif

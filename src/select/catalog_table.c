@@ -331,8 +331,7 @@ static double c_barrier_direct(const ic_coll_args_t *a, int p, const ic_model_t 
 
 static double c_scan(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    ic_model_t all = ic_model_crowd(m, p);
-    return ic_cost_scan(p, bytes_of(a, a->count), a->coll == IC_COLL_EXSCAN, &all);
+    return ic_cost_scan(p, bytes_of(a, a->count), a->coll == IC_COLL_EXSCAN, a->in_place, m);
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -618,9 +617,13 @@ static const ic_algo_t catalog[] = {
     /* ---- scan ------------------------------------------------------------------------------- */
     {IC_COLL_SCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order",
      CANON, ic_build_scan_dissemination, c_scan, NULL},
+    {IC_COLL_SCAN, "chain", "pipeline along the rank-ordered chain 0..p-1, p-1 messages in all", 0,
+     ic_build_scan_chain, ic_cost_scan_chain, NULL},
     /* ---- exscan ----------------------------------------------------------------------------- */
     {IC_COLL_EXSCAN, "dissemination", "dissemination prefix, ceil(log2 p) rounds, rank order",
      CANON, ic_build_scan_dissemination, c_scan, NULL},
+    {IC_COLL_EXSCAN, "chain", "pipeline along the rank-ordered chain 0..p-1, p-1 messages in all", 0,
+     ic_build_scan_chain, ic_cost_scan_chain, NULL},
 };
 #undef C
 #undef M

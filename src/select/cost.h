@@ -77,8 +77,10 @@ double ic_cost_pairwise(int n, const size_t *slen_of, const ic_model_t *m);
 
 /* Dissemination barrier: ceil(log2 n)*alpha. */
 double ic_cost_barrier(int n, const ic_model_t *m);
-/* Dissemination scan: the recurrence over rounds. */
-double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m);
+/* Dissemination scan: the recurrence over rounds, the input's copy into
+ * x first where the plan makes one, each round's per-byte times crowded by
+ * the members that receive in it. */
+double ic_cost_scan(int n, size_t bytes, bool exclusive, bool in_place, const ic_model_t *m);
 
 /* The U-mesh / U-torus / U-cube entries (cost_uchain.c, algo/coll_uchain.c):
  * the MST costs on the chain, with the near-end split. */

@@ -86,22 +86,20 @@ double ic_cost_chain_bcast_time(int m, size_t count, size_t es, int k, const ic_
     return sum + (m - 2) * cmax;
 }
 
-/* The recurrence of chain_reduce.c's header over h hops; the last node
- * combines unless the root sits in the middle of the chain. */
-double ic_cost_chain_reduce_time(int m, int root, size_t count, size_t es, int k,
-                                 const ic_model_t *md)
+/* The recurrence of chain_reduce.c's header over h hops of a chain of m
+ * members; the last node combines when last_combines. */
+static double chain_time(int m, int h, bool last_combines, size_t count, size_t es, int k,
+                         const ic_model_t *md)
 {
     if (m <= 1 || count == 0 || k <= 0)
         return 0;
-    bool middle = root != 0 && root != m - 1;
-    int h = middle ? m : m - 1;
     double *av = calloc((size_t)k * 2, sizeof(double)), *len = av + k;
     if (!av)
         return -1;
     for (int s = 0; s < k; s++)
         len[s] = (double)ic_pipe_seg_bytes(count, es, k, s);
     for (int q = 1; q <= h; q++) {
-        bool combines = q < h || !middle;
+        bool combines = q < h || last_combines;
         double rprev = 0, aprev = 0;
         for (int s = 0; s < k; s++) {
             double r = (av[s] > rprev ? av[s] : rprev) + md->alpha + len[s] * md->beta +
@@ -119,6 +117,14 @@ double ic_cost_chain_reduce_time(int m, int root, size_t count, size_t es, int k
     double t = av[k - 1];
     free(av);
     return t;
+}
+
+/* The last node combines unless the root sits in the middle of the chain. */
+double ic_cost_chain_reduce_time(int m, int root, size_t count, size_t es, int k,
+                                 const ic_model_t *md)
+{
+    bool middle = root != 0 && root != m - 1;
+    return chain_time(m, middle ? m : m - 1, !middle, count, es, k, md);
 }
 
 static size_t esize(const ic_coll_args_t *a) { return ic_datatype_size(a->dtype); }
@@ -163,6 +169,37 @@ static double reduce_chain_dim(int mi, int ri, size_t count, size_t es, const ic
 double ic_cost_reduce_chain(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     return reduce_chain_dim(p, a->root, a->count, esize(a), ic_pipe_model(a, m), m, 1);
+}
+
+int ic_scan_chain_segments(int p, size_t count, size_t es, const ic_model_t *md)
+{
+    return ic_pipe_segments(p, count, es, md->beta + md->gamma, md);
+}
+
+/* The reduction chain into p-1: every hop combines, but the last one of
+ * an exscan (member p-1 only receives). */
+double ic_cost_chain_scan_time(int m, bool exclusive, size_t count, size_t es, int k,
+                               const ic_model_t *md)
+{
+    return chain_time(m, m - 1, !exclusive, count, es, k, md);
+}
+
+/* Crowded, the copies of their inputs that members make before their
+ * first segment arrives (exscan: members 1..p-2 into scratch; scan with a
+ * non-commutative operation out of place: 1..p-1 into the output) share
+ * the cores with the first hop: copies/cores of them land on the path.
+ * With a core each they run while the member waits and cost nothing. */
+double ic_cost_scan_chain(const ic_coll_args_t *a, int p, const ic_model_t *m)
+{
+    size_t es = esize(a);
+    bool exclusive = a->coll == IC_COLL_EXSCAN;
+    int k = ic_scan_chain_segments(p, a->count, es, ic_pipe_model(a, m));
+    double t = ic_cost_chain_scan_time(p, exclusive, a->count, es, k, m);
+    bool commutative = a->op && a->op->commutative;
+    int copies = exclusive ? p - 2 : (!commutative && !a->in_place ? p - 1 : 0);
+    if (t > 0 && copies > 0 && ic_model_crowded(m, p))
+        t += copies / m->cores * (double)(a->count * es) * m->delta;
+    return t;
 }
 
 double ic_cost_reduce_dopl(const ic_coll_args_t *a, int p, const ic_model_t *m)

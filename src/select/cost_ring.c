@@ -141,7 +141,7 @@ double ic_cost_barrier(int n, const ic_model_t *m)
     return ic_ceil_log2(n) * m->alpha;
 }
 
-double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m)
+double ic_cost_scan(int n, size_t bytes, bool exclusive, bool in_place, const ic_model_t *m)
 {
     if (n <= 1 || bytes == 0)
         return 0;
@@ -149,13 +149,27 @@ double ic_cost_scan(int n, size_t bytes, bool exclusive, const ic_model_t *m)
     double *sfree = calloc((size_t)n, sizeof(double));
     double *yfree = calloc((size_t)n, sizeof(double)); /* y buffer reusable */
     double *arr = calloc((size_t)n, sizeof(double));
-    double end = 0, red = (double)bytes * m->gamma;
-    double msg = m->alpha + (double)bytes * m->beta + ic_msg_extra(m, (double)bytes);
+    double end = 0;
     if (!x || !sfree || !yfree || !arr) {
         end = -1;
         goto out;
     }
+    /* The copy of the input into x (dissemination_scan.c): every member of
+     * an inclusive scan out of place; an exclusive one's members whose x
+     * changes or whose input is the output. */
+    for (int i = 0; i < n; i++) {
+        bool x_changes = false;
+        for (int d = 1; exclusive && d < n; d *= 2)
+            x_changes |= i - d >= 0 && i + 2 * d < n;
+        bool copies = exclusive ? x_changes || (in_place && i != 0) : !in_place;
+        x[i] = copies ? (double)bytes * m->delta : 0;
+    }
     for (int d = 1; d < n; d *= 2) {
+        /* The n - d members that receive in this round copy and combine
+         * at once (ic_model_crowd). */
+        ic_model_t mr = ic_model_crowd(m, n - d);
+        double red = (double)bytes * mr.gamma;
+        double msg = mr.alpha + (double)bytes * mr.beta + ic_msg_extra(&mr, (double)bytes);
         for (int i = 0; i + d < n; i++) {
             double start = dmax(dmax(x[i], sfree[i]), yfree[i + d]);
             sfree[i] = start + msg;

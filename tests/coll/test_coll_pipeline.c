@@ -1,5 +1,5 @@
 /* test_coll_pipeline.c — every entry of the pipeline family (bcast/reduce
- * "chain" and "dopl") forced by name and compared with the serial
+ * "chain" and "dopl", scan/exscan "chain") forced by name and compared with the serial
  * reference: p in {1..9, 12, 15, 16, 17, 18, 24, 30, 32, 36, 60, 64},
  * every root for p <= 9 and {0, 1, p/2, p-1} above (two of them per mesh
  * shape after the line for p > 9), counts {0, 1, 7, 1000, 65539} of int32
@@ -8,6 +8,8 @@
  * long vectors (2^19 elements) on a few p so that many segments are in
  * flight, the non-commutative composition of affine maps (rank order), and for
  * dopl every mesh shape of p (the line, all 2-D and 3-D factorisations).
+ * The scan chains: every p, the same counts and types, in place on every
+ * other case, the non-commutative product, 2^19 elements at p = 3 and 17.
  * Checks also the message count: (m-1)*k per chain. */
 #include "algo/builders_pipeline.h"
 #include "algo/mesh.h"
@@ -44,12 +46,21 @@ static size_t expected_msgs(const tcase_t *c, const ic_mesh_t *mesh, int *kmax)
     return msgs;
 }
 
+/* The scan chain 0 -> 1 -> ... -> p-1 sends (p-1)*k messages. */
+static size_t scan_msgs(const tcase_t *c, int *kmax)
+{
+    ic_model_t md = ic_model_default();
+    *kmax = ic_scan_chain_segments(c->p, c->count, ic_datatype_size(c->dtype), &md);
+    return c->p > 1 ? (size_t)(c->p - 1) * (size_t)*kmax : 0;
+}
+
 static void run(tally_t *t, tcase_t *c)
 {
     ic_mesh_t line = ic_mesh_line(c->p);
     const ic_mesh_t *mesh = c->mesh ? c->mesh : &line;
     int kmax;
-    size_t want = expected_msgs(c, mesh, &kmax);
+    bool scan = c->coll == IC_COLL_SCAN || c->coll == IC_COLL_EXSCAN;
+    size_t want = scan ? scan_msgs(c, &kmax) : expected_msgs(c, mesh, &kmax);
     long before = t->failed;
     check_case(t, c);
     if (t->failed != before)
@@ -63,6 +74,47 @@ static void run(tally_t *t, tcase_t *c)
             describe(c, d, sizeof d);
             printf("FAIL %s: %zu messages, expected %zu\n", d, harness_last_msgs, want);
         }
+    }
+}
+
+/* Scan and exscan by the chain at p members. */
+static void scan_cases(tally_t *t, int p, unsigned *seed)
+{
+    const ic_coll_t colls[] = {IC_COLL_SCAN, IC_COLL_EXSCAN};
+    const size_t counts[] = {0, 1, 7, 1000, 65539};
+    for (int ci = 0; ci < 2; ci++) {
+        tcase_t c = {0};
+        c.coll = colls[ci];
+        c.algo = "chain";
+        c.p = p;
+        for (int k = 0; k < 5; k++)
+            for (int ty = 0; ty < 2; ty++) {
+                c.count = counts[k];
+                c.dtype = ty ? IC_FLOAT : IC_INT32;
+                c.op = IC_SUM;
+                c.seed = (*seed)++;
+                c.in_place = (k + ty) % 2;
+                run(t, &c);
+            }
+        /* The non-commutative product, in rank order, both placements. */
+        for (int ip = 0; ip < 2; ip++) {
+            c.count = 4 * (size_t)(1 + *seed % 700) + *seed % 3;
+            c.dtype = IC_INT64;
+            c.op = noncomm_op;
+            c.seed = (*seed)++;
+            c.in_place = ip;
+            run(t, &c);
+        }
+        /* Long vectors: many segments in flight. */
+        if (p == 3 || p == 17)
+            for (int ip = 0; ip < 2; ip++) {
+                c.count = (size_t)1 << (ip ? 17 : 19);
+                c.dtype = ip ? IC_INT64 : IC_FLOAT;
+                c.op = ip ? noncomm_op : IC_SUM;
+                c.seed = (*seed)++;
+                c.in_place = ip;
+                run(t, &c);
+            }
     }
 }
 
@@ -139,6 +191,7 @@ int main(void)
                         }
                     }
             }
+        scan_cases(&t, p, &seed);
         /* Long vectors: many segments in flight. */
         if (p == 3 || p == 17)
             for (int ci = 0; ci < 2; ci++)

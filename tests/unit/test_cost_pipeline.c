@@ -1,13 +1,14 @@
 /*
  * test_cost_pipeline.c — the pipeline family (bcast/reduce "chain" and
- * "dopl"): the engine's simulated time equals the cost function (the
- * exact expressions of algo/chain_bcast.c, chain_reduce.c and dopl.c) for
+ * "dopl", scan/exscan "chain"): the engine's simulated time equals the cost function (the
+ * exact expressions of algo/chain_bcast.c, chain_reduce.c, chain_scan.c and dopl.c) for
  * p = 1..64, several roots and sizes (many with k > 1 segments), under the
  * model {alpha 3, beta 0.011, gamma 0.0057, delta 0} and one where the
  * compute unit is slower than the ports; dopl on the meshes 5x7, 3x4x5,
  * 4x4 (every root); and the cost functions equal the headers' closed forms
  * for equal segments (chain: (m-1 + k-1)*(alpha + n/k*beta); reduce:
- * h*c + h'*g + (k-1)*max(c, g); dopl: the paper's sum over dimensions);
+ * h*c + h'*g + (k-1)*max(c, g), scan the same with h = p-1 and h' = p-1,
+ * exscan h' = p-2; dopl: the paper's sum over dimensions);
  * and with more members than the model's cores, chains are not cut.
  */
 #include "algo/builders_pipeline.h"
@@ -90,13 +91,24 @@ static double chain_reduce_closed(int m, int root, int k, double L, const ic_mod
     return h * c + hc * g + (k - 1) * (c > g ? c : g);
 }
 
+static double chain_scan_closed(int m, bool exclusive, int k, double L, const ic_model_t *md)
+{
+    if (m <= 1)
+        return 0;
+    int h = m - 1, hc = exclusive ? h - 1 : h;
+    double c = md->alpha + L * md->beta, g = hc > 0 ? L * md->gamma : 0;
+    return h * c + hc * g + (k - 1) * (c > g ? c : g); /* nobody combines: c paces */
+}
+
 int main(void)
 {
     const ic_algo_t *bc = ic_catalog_find(IC_COLL_BCAST, "chain");
     const ic_algo_t *bd = ic_catalog_find(IC_COLL_BCAST, "dopl");
     const ic_algo_t *rc = ic_catalog_find(IC_COLL_REDUCE, "chain");
     const ic_algo_t *rd = ic_catalog_find(IC_COLL_REDUCE, "dopl");
-    if (!bc || !bd || !rc || !rd) {
+    const ic_algo_t *sc = ic_catalog_find(IC_COLL_SCAN, "chain");
+    const ic_algo_t *ec = ic_catalog_find(IC_COLL_EXSCAN, "chain");
+    if (!bc || !bd || !rc || !rd || !sc || !ec) {
         printf("FAIL: pipeline entries missing from the catalog\n");
         return 1;
     }
@@ -126,6 +138,12 @@ int main(void)
                     if (ic_pipe_segments(p, n, 4, m->beta, m) > 1)
                         multi++;
                 }
+                expect_eq(simulate(sc, p, n, 0, NULL, m), cost_of(sc, p, n, 0, NULL, m),
+                          "scan chain sim", p, 0, n);
+                expect_eq(simulate(ec, p, n, 0, NULL, m), cost_of(ec, p, n, 0, NULL, m),
+                          "exscan chain sim", p, 0, n);
+                if (ic_scan_chain_segments(p, n, 4, m) > 1)
+                    multi++;
             }
 
     /* The cost expressions against the closed forms, at any k with equal
@@ -144,6 +162,10 @@ int main(void)
                         expect_eq(ic_cost_chain_reduce_time(p, roots[ri], count, 4, k, m),
                                   chain_reduce_closed(p, roots[ri], k, L, m),
                                   "reduce chain closed", p, roots[ri], count);
+                    for (int ex = 0; ex < 2; ex++)
+                        expect_eq(ic_cost_chain_scan_time(p, ex, count, 4, k, m),
+                                  chain_scan_closed(p, ex, k, L, m), "scan chain closed", p, ex,
+                                  count);
                 }
     /* Unequal segments: the largest paces the broadcast pipe. */
     for (int p = 2; p <= 64; p += 7)
@@ -226,6 +248,10 @@ int main(void)
                           cores, n);
                 expect_eq(simulate(rc, p, n, 0, NULL, &mc), cost_of(rc, p, n, 0, NULL, &mc),
                           "crowded reduce chain sim", p, cores, n);
+                expect_eq(ic_scan_chain_segments(p, n, 4, &mc), 1, "crowded scan segments", p,
+                          cores, n);
+                expect_eq(simulate(sc, p, n, 0, NULL, &mc), cost_of(sc, p, n, 0, NULL, &mc),
+                          "crowded scan chain sim", p, cores, n);
             }
             mc.cores = p;
             expect_eq(ic_pipe_segments(p, n, 4, M.beta, &mc), ic_pipe_segments(p, n, 4, M.beta, &M),
