@@ -18,7 +18,8 @@
  * Preconditions: any n >= 1, k >= 1 non-empty segments of whole elements.
  * Cost: h = n-1 hops, c_s = alpha + len_s*beta, g_s = len_s*gamma; with one
  *       send port, one receive port and one compute unit per node, the
- *       recurrence of chain_reduce.c (ic_cost_chain_reduce_time, root n-1);
+ *       recurrence of chain_reduce.c with root n-1 (ic_cost_chain_scan_time;
+ *       the exclusive form's last node does not combine);
  *       for equal segments T = h*c + h'*g + (k-1)*max(c, g), h' = n-1
  *       combining hops (inclusive) or n-2 (exclusive; at n = 2 nobody
  *       combines and c alone paces the pipe).  Against the
@@ -26,7 +27,11 @@
  *       sends n-1 messages of the vector in all instead of
  *       n*ceil(log2 n) - 2^ceil(log2 n) + 1 (n = 4: 3 instead of 5, with
  *       as many combinations): less total work, which is what counts when
- *       ranks share cores, and a pipe when they do not.
+ *       ranks share cores, and a pipe when they do not.  The members'
+ *       copies of their inputs run while they wait for their first segment;
+ *       only when ranks outnumber cores are they priced (ic_cost_scan_chain).
+ *       The result is not canonical (left to right, not the dissemination
+ *       order), so IC_REPRODUCIBLE keeps the dissemination scan.
  * Source: [Watts94] section 11 (the reduction pipeline; k_i with
  *       beta+gamma), run as a prefix: every node of the chain keeps what it
  *       forwards.
