@@ -9,6 +9,7 @@
  * cost must equal its simulated time.  ic_explain and the strategy
  * cache's size classes are checked too.
  */
+#include "algo/builders_pipeline.h"
 #include "core/strategy.h"
 #include "select/catalog.h"
 #include "sim/engine.h"
@@ -263,7 +264,8 @@ static ic_coll_args_t crowd_args(ic_coll_t c, size_t count, const ic_model_t *m)
  * in it (p - d): at p = 2^j the rounds follow one another, so the price is
  * the input's copy plus, per round, alpha + n*beta_d + n*gamma_d with the
  * per-byte times ceil((p - d) / cores) times longer; at p = 3 on 2 cores
- * nothing is crowded. */
+ * nothing is crowded.  The scan chains, crowded, are not cut, and an
+ * exscan chain pays its members' input copies, (p-2)/cores of them. */
 static void check_crowded_scan(void)
 {
     const ic_model_t base = ic_model_default();
@@ -292,6 +294,21 @@ static void check_crowded_scan(void)
     ic_coll_args_t b = crowd_args(IC_COLL_SCAN, count, &base);
     double c3 = al->cost(&a, 3, &crowded), b3 = al->cost(&b, 3, &base);
     CHECK(fabs(c3 - b3) <= 1e-9 * b3, "scan dissemination p=3 on 2 cores: %.9g, want %.9g", c3, b3);
+    /* The chains, crowded: one segment; an exscan pays (p-2)/cores input
+     * copies, a commutative scan out of place none. */
+    const ic_algo_t *sc = ic_catalog_find(IC_COLL_SCAN, "chain");
+    const ic_algo_t *ec = ic_catalog_find(IC_COLL_EXSCAN, "chain");
+    for (int p = 3; p <= 9; p++) {
+        ic_coll_args_t s = crowd_args(IC_COLL_SCAN, count, &crowded);
+        ic_coll_args_t e = crowd_args(IC_COLL_EXSCAN, count, &crowded);
+        double ws = ic_cost_chain_scan_time(p, false, count, 4, 1, &crowded);
+        double we = ic_cost_chain_scan_time(p, true, count, 4, 1, &crowded) +
+                    (p - 2) / 2.0 * n * base.delta;
+        double gs = sc->cost(&s, p, &crowded), ge = ec->cost(&e, p, &crowded);
+        CHECK(fabs(gs - ws) <= 1e-9 * ws, "scan chain p=%d on 2 cores: %.9g, want %.9g", p, gs, ws);
+        CHECK(fabs(ge - we) <= 1e-9 * we, "exscan chain p=%d on 2 cores: %.9g, want %.9g", p, ge,
+              we);
+    }
 }
 
 static void check_crowded(void)
