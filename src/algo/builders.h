@@ -111,8 +111,8 @@ size_t ic_args_esize(const ic_coll_args_t *a);
 size_t *ic_args_block_bytes(ic_plan_t *pl, const ic_coll_args_t *a);
 /* Byte offsets from element displacements (NULL displs: packed). */
 size_t *ic_args_block_offsets(ic_plan_t *pl, const ic_coll_args_t *a, const size_t *len);
-/* An allreduce's input: the receive buffer with IC_IN_PLACE, else the
- * send buffer. */
+/* The input of an allreduce, a scan or an exscan: the receive buffer with
+ * IC_IN_PLACE, else the send buffer. */
 ic_loc_t ic_args_allreduce_input(const ic_coll_args_t *a);
 
 #endif

@@ -69,8 +69,6 @@ int ic_chain_reduce_order(int m, int root, int *seq)
     return h;
 }
 
-static bool loc_eq(ic_loc_t a, ic_loc_t b) { return a.buf == b.buf && a.off == b.off; }
-
 /* Adds the explicit dependency on after to the step just added. */
 static long dep(ic_plan_t *pl, long st, long after, long *last)
 {
@@ -92,7 +90,7 @@ long ic_blk_chain_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t i
     size_t bytes = sg->off[k - 1] + sg->len[k - 1];
     long last = after;
     if (n == 1) {
-        if (!loc_eq(in, acc))
+        if (!ic_loc_eq(in, acc))
             dep(pl, ic_plan_copy(pl, in, acc, bytes), after, &last);
         return last;
     }
@@ -124,7 +122,7 @@ long ic_blk_chain_reduce(ic_plan_t *pl, const ic_view_t *v, int root, ic_loc_t i
     int succ = q < h ? ic_view_rank(v, seq[q + 1]) : -1;
     bool append = seq[q - 1] < me; /* the partial holds lower indices */
     ic_loc_t w = me == root ? acc : ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));
-    bool same = loc_eq(w, in);
+    bool same = ic_loc_eq(w, in);
     bool direct = !same && (!append || commutative); /* receive straight into w */
     ic_loc_t tmp = direct ? ic_loc(IC_BUF_NONE, 0)
                           : ic_loc(IC_BUF_SCRATCH, ic_plan_scratch(pl, bytes));

@@ -40,8 +40,6 @@
  */
 #include "algo/builders_pipeline.h"
 
-static bool loc_eq(ic_loc_t a, ic_loc_t b) { return a.buf == b.buf && a.off == b.off; }
-
 void ic_blk_chain_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_loc_t out,
                        const ic_segs_t *sg, bool exclusive, bool commutative)
 {
@@ -50,7 +48,7 @@ void ic_blk_chain_scan(ic_plan_t *pl, const ic_view_t *v, ic_loc_t in, ic_loc_t 
     if (me < 0 || k <= 0)
         return;
     size_t bytes = sg->off[k - 1] + sg->len[k - 1];
-    bool same = loc_eq(in, out);
+    bool same = ic_loc_eq(in, out);
     if (me == 0) {
         if (!exclusive && !same)
             ic_plan_copy(pl, in, out, bytes);

@@ -70,8 +70,7 @@ ic_status_t ic_build_barrier_direct(ic_plan_t *pl, const ic_coll_args_t *a)
 ic_status_t ic_build_scan_dissemination(ic_plan_t *pl, const ic_coll_args_t *a)
 {
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
-    ic_loc_t in = a->in_place ? ic_loc(IC_BUF_RECV, 0) : ic_loc(IC_BUF_SEND, 0);
-    ic_blk_dissemination_scan(pl, &v, in, ic_loc(IC_BUF_RECV, 0),
+    ic_blk_dissemination_scan(pl, &v, ic_args_allreduce_input(a), ic_loc(IC_BUF_RECV, 0),
                               a->count * ic_args_esize(a), a->coll == IC_COLL_EXSCAN);
     return pl->error;
 }

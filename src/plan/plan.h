@@ -62,6 +62,7 @@ static inline ic_loc_t ic_loc_add(ic_loc_t l, size_t off)
     l.off += off;
     return l;
 }
+static inline bool ic_loc_eq(ic_loc_t a, ic_loc_t b) { return a.buf == b.buf && a.off == b.off; }
 
 /* Flags of a REDUCE step.  Without IC_RED_DST_LEFT: dst = src (op) dst, the
  * source holds lower ranks' data.  With it: dst = dst (op) src; for a
