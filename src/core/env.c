@@ -129,9 +129,9 @@ ic_status_t ic_env_read(ic_env_t *env)
         int unused;
         st = ic_env_flag("IC_SHM_EAGER_STREAM", 0, &unused);
     }
-    static const char *const sizes[] = {"IC_SHM_SHARE_MIN", "IC_SHM_STREAM_MIN",
-                                        "IC_SHM_STREAM_XCHG_MIN", "IC_COPY_STREAM_MIN",
-                                        "IC_SHM_EAGER_MAX"};
+    static const char *const sizes[] = {"IC_SHM_SHARE_MIN",       "IC_SHM_SHARE_READ_MIN",
+                                        "IC_SHM_STREAM_MIN",      "IC_SHM_STREAM_XCHG_MIN",
+                                        "IC_COPY_STREAM_MIN",     "IC_SHM_EAGER_MAX"};
     for (size_t i = 0; st == IC_OK && i < sizeof sizes / sizeof *sizes; i++) {
         unsigned long long unused;
         st = ic_env_bytes(sizes[i], 0, &unused);

@@ -22,6 +22,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* True if [a, a + an) and [b, b + bn) share a byte of one buffer. */
+static bool overlap(ic_loc_t a, size_t an, ic_loc_t b, size_t bn)
+{
+    return a.buf == b.buf && an > 0 && bn > 0 && a.off < b.off + bn && b.off < a.off + an;
+}
+
+/* Flags IC_RECV_READ on each receive that a REDUCE waiting for it reads
+ * (as its source or its destination): the transport then keeps the copy
+ * of a large message of up to IC_SHM_SHARE_READ_MIN bytes on this side
+ * (shm_share.c).  Needs succ[] built. */
+static void mark_read_receives(ic_exec_t *x)
+{
+    ic_step_t *s = x->plan.steps;
+    for (size_t i = 0; i < x->plan.nsteps; i++) {
+        if (s[i].kind != IC_STEP_RECV)
+            continue;
+        for (uint32_t k = x->succ_first[i]; k < x->succ_first[i + 1]; k++) {
+            const ic_step_t *r = &s[x->succ[k]];
+            if (r->kind == IC_STEP_REDUCE && (overlap(r->src, r->bytes, s[i].dst, s[i].bytes) ||
+                                              overlap(r->dst, r->bytes, s[i].dst, s[i].bytes))) {
+                s[i].flags |= IC_RECV_READ;
+                break;
+            }
+        }
+    }
+}
+
 ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
 {
     memset(x, 0, sizeof(*x));
@@ -56,6 +83,7 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
             uint32_t b = x->plan.deps[s[i].dep_first + d];
             x->succ[x->succ_first[b] + x->remaining[b]++] = (uint32_t)i;
         }
+    mark_read_receives(x);
     /* The run's initial state, copied by every ic_exec_start: each step's
      * unmet dependencies, and the steps ready at the start, stacked (the
      * last pass on top) so that small sends come off first, then the
@@ -183,6 +211,8 @@ static ic_status_t post(ic_exec_t *x, uint32_t i)
     int peer = x->world ? x->world[s->peer] : s->peer;
     if (s->kind == IC_STEP_SEND)
         return x->t->ops->isend(x->t, peer, key, addr(x, s->src), s->bytes, &x->req[i]);
+    if ((s->flags & IC_RECV_READ) && x->t->ops->irecv_read)
+        return x->t->ops->irecv_read(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);
     return x->t->ops->irecv(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);
 }
 

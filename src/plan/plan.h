@@ -76,9 +76,14 @@ static inline bool ic_loc_eq(ic_loc_t a, ic_loc_t b) { return a.buf == b.buf && 
  * get the same bits, NaN payloads and zero signs included. */
 #define IC_RED_EXACT 0x2u
 
+/* Flag of a RECV step, set by the executor (ic_exec_prepare): a REDUCE
+ * that waits for it reads bytes it receives, so the transport is asked to
+ * land them in this rank's cache (ops->irecv_read). */
+#define IC_RECV_READ 0x1u
+
 typedef struct ic_step {
     uint8_t kind;    /* ic_step_kind_t */
-    uint8_t flags;   /* IC_RED_* for REDUCE */
+    uint8_t flags;   /* IC_RED_* for REDUCE, IC_RECV_READ for RECV */
     int32_t peer;    /* communicator rank, SEND/RECV only */
     uint32_t tag;    /* unique between this pair within the collective */
     ic_loc_t src;    /* SEND, COPY, REDUCE */

@@ -75,6 +75,14 @@ typedef struct ic_transport_ops {
     /* Starts receiving a message of exactly bytes bytes from peer. */
     ic_status_t (*irecv)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
                          size_t bytes, ic_tx_req_t *req);
+    /* Optional (NULL: the caller uses irecv): irecv of a message whose
+     * bytes this rank reads right after they arrive (a reduction's
+     * operand).  A backend whose two ends share the copy of a large
+     * message may then leave more of the copy to the receiver, so that the
+     * bytes land in the reader's cache (shm: IC_SHM_SHARE_READ_MIN,
+     * shm_share.c).  Matching and completion are irecv's. */
+    ic_status_t (*irecv_read)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
+                              size_t bytes, ic_tx_req_t *req);
     /* *done = 1 once the request has completed (then the request is
      * finished and may be reused); drives progress as needed.  Returns an
      * error (e.g. IC_ERR_PEER_FAILED, IC_ERR_TRANSPORT for a size

@@ -19,6 +19,13 @@
  *             piece and overwrites its buffer; the receive must fail as
  *             withdrawn, its buffer holding that first piece and nothing
  *             else.
+ *   read:     receives posted with ops->irecv_read (a reduction's operand)
+ *             are shared only from IC_SHM_SHARE_READ_MIN (512 KiB) when
+ *             every rank has a core: a 300 KiB one is copied by the
+ *             receiver alone (never SHARED), the same size by irecv is
+ *             shared, and a 600 KiB irecv_read is shared; every byte
+ *             checked.  With the ranks crowded on the cores the threshold
+ *             is IC_SHM_SHARE_MIN for both (checked too).
  * Single copy only; without it the test says so and passes.
  */
 #include "shm_harness.h"
@@ -206,6 +213,81 @@ static int staged_rank(int rank, int p, const char *name, void *arg, int mode)
     return rc;
 }
 
+/* The read case: rank 0 sends three messages, rank 1 receives them one
+ * after the other (irecv_read 300 KiB, irecv 300 KiB, irecv_read 600 KiB)
+ * and watches whether each becomes SHARED. */
+static int read_rank(int rank, int p, const char *name, void *arg)
+{
+    (void)arg;
+    static const size_t size[3] = {300u << 10, 300u << 10, 600u << 10};
+    static const int by_read[3] = {1, 0, 1};
+    setenv("IC_SHM_SHARE_PIECES_PER_CALL", "1", 1); /* a shared receive stays SHARED a while */
+    ic_transport_t *t = open_rank(name, rank, p);
+    const shm_transport_t *sh = (const shm_transport_t *)(const void *)t;
+    int rc = 0;
+    unsigned char *buf[3];
+    ic_tx_req_t req[3];
+    char done[3];
+    for (int i = 0; i < 3; i++) {
+        buf[i] = malloc(size[i]);
+        if (rank == 0)
+            pat_fill(buf[i], size[i], (uint64_t)(40 + i));
+        else
+            memset(buf[i], 0, size[i]);
+    }
+    if (!ic_shm_single_copy(t)) {
+        if (rank == 0)
+            printf("  read: no single copy: not applicable\n");
+    } else if (rank == 0) {
+        for (int i = 0; i < 3; i++)
+            t->ops->isend(t, 1, mkkey(6, (uint64_t)i, 0), buf[i], size[i], &req[i]);
+        if (wait_all(t, req, 3, done) != IC_OK) {
+            printf("  read: rank 0: %s\n", ic_last_error());
+            rc = 1;
+        }
+    } else {
+        for (int i = 0; i < 3; i++) {
+            ic_match_key_t key = mkkey(6, (uint64_t)i, 0);
+            if (by_read[i])
+                t->ops->irecv_read(t, 0, key, buf[i], size[i], &req[i]);
+            else
+                t->ops->irecv(t, 0, key, buf[i], size[i], &req[i]);
+            shm_req_t *r = (shm_req_t *)(void *)&req[i];
+            double t0 = now_s();
+            while (r->state == SHM_RQ_POSTED && now_s() - t0 < 20) {
+                t->ops->progress(t);
+                if (r->state == SHM_RQ_POSTED)
+                    usleep(50);
+            }
+            int shared = r->state == SHM_RQ_SHARED;
+            uint64_t min = by_read[i] ? sh->share_read_min : sh->share_min;
+            int want = size[i] >= min;
+            int want_uncrowded = !by_read[i] || size[i] >= (512u << 10);
+            if (shared != want || (!sh->oversubscribed && want != want_uncrowded)) {
+                printf("  read: %zu-byte %s was %s (threshold %llu, %s)\n", size[i],
+                       by_read[i] ? "irecv_read" : "irecv", shared ? "shared" : "not shared",
+                       (unsigned long long)min, sh->oversubscribed ? "crowded" : "a core each");
+                rc = 1;
+            }
+            if (wait_all(t, &req[i], 1, &done[i]) != IC_OK) {
+                printf("  read: rank 1: %s\n", ic_last_error());
+                rc = 1;
+            } else if (pat_check(buf[i], size[i], (uint64_t)(40 + i)) >= 0) {
+                printf("  read: %zu-byte message %d wrong\n", size[i], i);
+                rc = 1;
+            }
+        }
+        if (rc == 0)
+            printf("  read: irecv_read 300 KiB %s, irecv 300 KiB shared, irecv_read 600 KiB "
+                   "shared; every byte right\n",
+                   sh->oversubscribed ? "shared (crowded)" : "copied by the receiver alone");
+    }
+    for (int i = 0; i < 3; i++)
+        free(buf[i]);
+    t->ops->close(t);
+    return rc;
+}
+
 static int sender_rank(int rank, int p, const char *name, void *arg)
 {
     return staged_rank(rank, p, name, arg, 0);
@@ -227,7 +309,7 @@ int main(void)
     if (flag == MAP_FAILED)
         return 1;
     share_arg_t a = {flag};
-    shm_rank_fn fns[4] = {sizes_rank, sender_rank, recv_cancel_rank, send_cancel_rank};
-    const char *names[4] = {"sizes", "sender", "recv-cancel", "send-cancel"};
-    return run_pair_cases("test_shm_share", 4, names, fns, &a, flag) ? 1 : 0;
+    shm_rank_fn fns[5] = {sizes_rank, sender_rank, recv_cancel_rank, send_cancel_rank, read_rank};
+    const char *names[5] = {"sizes", "sender", "recv-cancel", "send-cancel", "read"};
+    return run_pair_cases("test_shm_share", 5, names, fns, &a, flag) ? 1 : 0;
 }

@@ -3,8 +3,11 @@
  * posts the steps ready at the start of a run: sends of at most
  * IC_EXEC_SEND_FIRST_MAX bytes first, then the receives, then larger
  * sends, each group in program order; and that a step with a dependency
- * waits for it.  A recording transport stands in for a real one: it
- * notes every isend and irecv and completes each request when tested.
+ * waits for it; and that a receive whose bytes a REDUCE waiting for it
+ * reads (as source or destination) is posted with ops->irecv_read, every
+ * other receive with irecv.  A recording transport stands in for a real
+ * one: it notes every isend, irecv and irecv_read and completes each
+ * request when tested.
  */
 #include "plan/exec.h"
 
@@ -45,6 +48,15 @@ static ic_status_t rec_irecv(ic_transport_t *t, int peer, ic_match_key_t key, vo
     return IC_OK;
 }
 
+static ic_status_t rec_irecv_read(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
+                                  size_t bytes, ic_tx_req_t *req)
+{
+    (void)key, (void)buf;
+    memset(req, 0, sizeof *req);
+    note(t, "read", peer, bytes);
+    return IC_OK;
+}
+
 static ic_status_t rec_test(ic_transport_t *t, ic_tx_req_t *req, int *done)
 {
     (void)t, (void)req;
@@ -68,6 +80,7 @@ static const ic_transport_ops_t rec_ops = {.size = sizeof(ic_transport_ops_t),
                                            .name = "recorder",
                                            .isend = rec_isend,
                                            .irecv = rec_irecv,
+                                           .irecv_read = rec_irecv_read,
                                            .test = rec_test,
                                            .cancel = rec_cancel,
                                            .progress = rec_progress};
@@ -141,10 +154,43 @@ static void test_dependent_send_waits(void)
     expect(&r, want, 4, "barrier rounds");
 }
 
+static void test_read_receives(void)
+{
+    /* A reduction's shape: receives into scratch and into the receive
+     * buffer, some read by a REDUCE that waits for them. */
+    ic_plan_t pl;
+    ic_plan_init(&pl, 0, 4, IC_COLL_REDUCE);
+    pl.dtype = IC_FLOAT;
+    pl.op = IC_SUM;
+    long r1 = ic_plan_recv(&pl, 1, 0, ic_loc(IC_BUF_SCRATCH, 0), 16); /* a REDUCE's source */
+    long r2 = ic_plan_recv(&pl, 2, 0, ic_loc(IC_BUF_RECV, 32), 16);   /* a REDUCE's destination */
+    long r3 = ic_plan_recv(&pl, 3, 0, ic_loc(IC_BUF_SCRATCH, 16), 8); /* only copied */
+    long r4 = ic_plan_recv(&pl, 1, 1, ic_loc(IC_BUF_SCRATCH, 32), 8); /* a REDUCE of other bytes */
+    long r5 = ic_plan_recv(&pl, 2, 1, ic_loc(IC_BUF_SCRATCH, 44), 8); /* overlaps the reduce's end */
+    long d1 = ic_plan_reduce(&pl, ic_loc(IC_BUF_SCRATCH, 0), ic_loc(IC_BUF_RECV, 0), 16, 0);
+    ic_plan_add_dep(&pl, d1, r1);
+    long d2 = ic_plan_reduce(&pl, ic_loc(IC_BUF_SEND, 0), ic_loc(IC_BUF_RECV, 32), 16, 0);
+    ic_plan_add_dep(&pl, d2, r2);
+    long c3 = ic_plan_copy(&pl, ic_loc(IC_BUF_SCRATCH, 16), ic_loc(IC_BUF_RECV, 48), 8);
+    ic_plan_add_dep(&pl, c3, r3);
+    long d4 = ic_plan_reduce(&pl, ic_loc(IC_BUF_SCRATCH, 40), ic_loc(IC_BUF_RECV, 56), 8, 0);
+    ic_plan_add_dep(&pl, d4, r4);
+    ic_plan_add_dep(&pl, d4, r5);
+    CHECK(r1 >= 0 && r2 >= 0 && r3 >= 0 && r4 >= 0 && r5 >= 0 && d1 >= 0 && d2 >= 0 && c3 >= 0 &&
+              d4 >= 0,
+          "building the plan failed");
+    rec_t r;
+    run(&pl, &r, sbuf, rbuf);
+    static const char *const want[] = {"read 1 16", "read 2 16", "recv 3 8", "recv 1 8",
+                                       "read 2 8"};
+    expect(&r, want, 5, "receives a reduction reads");
+}
+
 int main(void)
 {
     test_small_sends_first();
     test_dependent_send_waits();
+    test_read_receives();
     printf("test_exec_order: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -89,6 +89,20 @@ static ic_status_t op_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, vo
     return st;
 }
 
+static ic_status_t op_irecv_read(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                                 size_t bytes, ic_tx_req_t *req)
+{
+    ic_status_t st = check_peer(tt, peer, req, "irecv");
+    if (st != IC_OK)
+        return st;
+    int sp, which;
+    ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
+    st = s->ops->irecv_read ? s->ops->irecv_read(s, sp, key, buf, bytes, req)
+                            : s->ops->irecv(s, sp, key, buf, bytes, req);
+    req->opaque[ROUTE_WORD] = (uint64_t)which;
+    return st;
+}
+
 /* The backend a posted request belongs to, or NULL. */
 static ic_transport_t *owner(route_t *t, const ic_tx_req_t *req)
 {
@@ -267,6 +281,7 @@ static const ic_transport_ops_t route_ops = {
     .name = "route",
     .isend = op_isend,
     .irecv = op_irecv,
+    .irecv_read = op_irecv_read,
     .test = op_test,
     .cancel = op_cancel,
     .notify = op_notify,

@@ -164,6 +164,7 @@ typedef struct shm_req {
     uint64_t remote; /* shared receive: the sender's buffer, in its address space */
     uint8_t kind, state, chunked;
     uint8_t streamed; /* moved through the bulk buffer with streaming copies (shm_rndv.c) */
+    uint8_t read_after; /* receive whose bytes are read here next (ops->irecv_read) */
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
                "shm_req_t must fit in the backend's part of ic_tx_req_t");
@@ -244,6 +245,7 @@ typedef struct shm_transport {
     uint32_t ncma_sends; /* single-copy sends to other ranks in flight (gates open) */
     uint32_t nrecvs;     /* receives in flight */
     uint64_t share_min;  /* messages of at least this many bytes are copied by both sides */
+    uint64_t share_read_min; /* the same for a receive read next (irecv_read) */
     uint64_t stream_min; /* messages of at least this many bytes stream (shm_rndv.c; 0: never) */
     uint64_t stream_xchg_min; /* the same while this rank has receives in flight */
     uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
@@ -385,6 +387,7 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
  * 0 never). */
 uint64_t ic_shm_share_min(void);
+uint64_t ic_shm_share_read_min(uint64_t share_min, bool oversubscribed);
 /* The size from which a message to another rank streams, or 0 (shm_rndv.c). */
 uint64_t ic_shm_stream_min(bool oversubscribed);
 /* The streaming threshold of a send while this rank receives too. */

@@ -312,7 +312,8 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
             ic_shm_complete(t, r, st);
             return;
         }
-        if (s != t->base.rank && t->share_min > 0 && r->bytes >= t->share_min &&
+        uint64_t share_min = r->read_after ? t->share_read_min : t->share_min;
+        if (s != t->base.rank && share_min > 0 && r->bytes >= share_min &&
             !atomic_load_explicit(&t->seg.ranks[s].receiving, memory_order_relaxed)) {
             ic_shm_share_start(t, r, rts); /* both sides copy */
             return;

@@ -24,6 +24,20 @@
  * only while it has no receive of its own in flight (see
  * ic_shm_share_progress).
  *
+ * A receive whose bytes the receiver reads next (a reduction's operand,
+ * posted with ops->irecv_read) is shared only from IC_SHM_SHARE_READ_MIN
+ * bytes (default 512 KiB; never below IC_SHM_SHARE_MIN): the pieces the
+ * sender writes land in the sender's cache, and the receiver's reduction
+ * then fetches them across the cores.  On the Intel Xeon VM a 2-rank
+ * `mst` reduce took 25-29 us shared against 17.8-18.3 us copied by the
+ * receiver alone at 256 KiB, 29-30 against 22.6-23.2 at 320 KiB, 33-36
+ * against 31 at 384 KiB, the same at 512 KiB, and shared won from 640 KiB
+ * (62-64 against 68-69 us; 1 MiB 115 against 153-168;
+ * docs/perf/share-read.md).  Only with a core per rank: with the ranks
+ * crowded on the cores the same rule made 3- and 4-rank reductions and
+ * scans of 256 KiB-2 MiB up to 1.5x slower, so there every receive
+ * shares from IC_SHM_SHARE_MIN.
+ *
  *   sender buf  [p0][p1][p2][p3][p4][p5][p6][p7]
  *                 |   |       |       |   |          receiver: readv
  *                 |   |   |   |   |   |   |   |      sender:   writev
@@ -53,6 +67,7 @@
 #include <string.h>
 
 #define SHARE_MIN_DEFAULT (256u << 10)
+#define SHARE_READ_MIN_DEFAULT (512u << 10)
 #define PIECES 8                 /* pieces per message, within the bounds below */
 #define PIECE_MIN (64u << 10)
 #define PIECE_MAX (2u << 20)
@@ -70,6 +85,14 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt)
 uint64_t ic_shm_share_min(void)
 {
     return ic_shm_env_u64("IC_SHM_SHARE_MIN", SHARE_MIN_DEFAULT);
+}
+
+uint64_t ic_shm_share_read_min(uint64_t share_min, bool oversubscribed)
+{
+    if (oversubscribed || share_min == 0)
+        return share_min;
+    uint64_t v = ic_shm_env_u64("IC_SHM_SHARE_READ_MIN", SHARE_READ_MIN_DEFAULT);
+    return v < share_min ? share_min : v;
 }
 
 uint32_t ic_shm_share_pieces_per_call(void)

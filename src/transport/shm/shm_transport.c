@@ -103,14 +103,17 @@ static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, c
     return IC_OK;
 }
 
-static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
-                             size_t bytes, ic_tx_req_t *req)
+/* A receive; read_after: its bytes are read here next (ops->irecv_read),
+ * which raises the size from which both ends share its copy. */
+static ic_status_t post_recv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                             size_t bytes, ic_tx_req_t *req, bool read_after)
 {
     shm_transport_t *t = (shm_transport_t *)tt;
     ic_status_t st = check_args(tt, peer, buf, bytes, req, "irecv");
     if (st != IC_OK)
         return st;
     shm_req_t *r = init_req(req, SHM_RQ_RECV, peer, key, buf, bytes);
+    r->read_after = read_after;
     shm_peer_t *P = &t->peers[peer];
     P->npending++;
     if (t->nrecvs++ == 0)
@@ -151,6 +154,18 @@ static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, v
     r->state = SHM_RQ_POSTED;
     shm_list_push(&P->posted, r);
     return IC_OK;
+}
+
+static ic_status_t shm_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                             size_t bytes, ic_tx_req_t *req)
+{
+    return post_recv(tt, peer, key, buf, bytes, req, false);
+}
+
+static ic_status_t shm_irecv_read(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                                  size_t bytes, ic_tx_req_t *req)
+{
+    return post_recv(tt, peer, key, buf, bytes, req, true);
 }
 
 /* Takes r out of whatever list holds it and finishes it with st.  A
@@ -322,6 +337,7 @@ static const ic_transport_ops_t shm_ops = {
     .name = "shm",
     .isend = shm_isend,
     .irecv = shm_irecv,
+    .irecv_read = shm_irecv_read,
     .test = shm_test,
     .cancel = shm_cancel,
     .notify = ic_shm_notify_op,
@@ -396,6 +412,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->qpoll = size <= SHM_QPOLL_MAX;
     t->yield_ns = ic_shm_yield_ns(t->oversubscribed);
     t->stream_min = ic_shm_stream_min(t->oversubscribed);
+    t->share_read_min = ic_shm_share_read_min(t->share_min, t->oversubscribed);
     t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);
     t->probe_word = probe_value(h->tag, rank);
     st = ic_shm_seg_register(&t->seg, name, rank, &t->probe_word);
