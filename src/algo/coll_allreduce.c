@@ -32,7 +32,18 @@ ic_status_t ic_build_allreduce_direct(ic_plan_t *pl, const ic_coll_args_t *a)
 }
 
 /* A reduce-scatter block on even pieces of the vector, then the ring
- * allgather of the pieces. */
+ * allgather of the pieces.  When every rank has a core, a fence between
+ * them: a rank takes up the allgather's messages only when its
+ * reduce-scatter is done.  Without it the allgather's receives are posted
+ * at the start, and a rank still reducing its piece copied the peer's
+ * allgather message in the middle of its reduction (the transport
+ * progresses between the pieces of a long local step, exec.c), so its own
+ * allgather message went out a whole copy later while the peer sat idle:
+ * 2 ranks, 4 and 16 MiB, 0.69 and 0.80 of the time with the fence.  With
+ * the ranks crowded on the cores the overlap pays (3 ranks on 2 cores,
+ * 256 KiB: 1.16x the time with the fence), so there is none
+ * (docs/perf/share-read.md).  The fence orders this rank's own steps
+ * only; the messages are the same either way. */
 static ic_status_t rs_then_ag(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_block_fn rs)
 {
     int p = pl->size, me = pl->rank;
@@ -49,6 +60,8 @@ static ic_status_t rs_then_ag(ic_plan_t *pl, const ic_coll_args_t *a, ic_rs_bloc
     ic_layout_t in = {ic_args_allreduce_input(a), off};
     ic_layout_t out = {ic_loc(IC_BUF_RECV, 0), off};
     rs(pl, &v, len, in, ic_layout_at(&out, me));
+    if (!ic_model_crowded(&a->model, p))
+        ic_plan_fence(pl);
     ic_blk_ring_allgather(pl, &v, len, out, ic_layout_at(&out, me));
     return pl->error;
 }

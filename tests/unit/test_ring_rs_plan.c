@@ -6,6 +6,12 @@
  * the result overlaps the own block (in place, member 0).  Checked on the
  * plans the catalog builds for reduce_scatter_block/ring, p = 2..7, every
  * rank, 16 floats per block.
+ *
+ * Also the allreduce built on it (rs_ag, coll_allreduce.c): with a core
+ * per rank every receive of the allgather waits (through the fence) for
+ * every REDUCE of the reduce-scatter; with the ranks crowded on the cores
+ * the allgather's receives are ready at the start (no fence).  p = 2..5,
+ * every rank.
  */
 #include "plan/plan.h"
 #include "select/catalog.h"
@@ -78,8 +84,70 @@ static void check_plan(int p, int rank, bool in_place)
     ic_plan_release(&pl);
 }
 
+/* True if step i waits for step j, directly or through other steps. */
+static bool waits_for(const ic_plan_t *pl, size_t i, size_t j, char *seen)
+{
+    if (i == j)
+        return true;
+    if (seen[i])
+        return false;
+    seen[i] = 1;
+    const ic_step_t *s = &pl->steps[i];
+    for (uint32_t d = 0; d < s->ndeps; d++)
+        if (waits_for(pl, pl->deps[s->dep_first + d], j, seen))
+            return true;
+    return false;
+}
+
+static void check_allreduce_fence(int p, int rank, bool crowded)
+{
+    ic_coll_args_t a = {.coll = IC_COLL_ALLREDUCE, .dtype = IC_FLOAT, .op = IC_SUM,
+                        .count = (size_t)(16 * p), .model = ic_model_default()};
+    a.model.cores = crowded ? 1 : 0;
+    ic_plan_t pl;
+    if (ic_plan_build("test", &a, rank, p, "rs_ag", &pl) != IC_OK) {
+        CHECK(0, "allreduce/rs_ag p=%d rank %d: %s", p, rank, ic_last_error());
+        return;
+    }
+    uint32_t ag_phase = 0;
+    for (size_t i = 0; i < pl.nsteps; i++)
+        if (pl.steps[i].kind == IC_STEP_RECV && pl.steps[i].tag >> IC_TAG_PHASE_SHIFT > ag_phase)
+            ag_phase = pl.steps[i].tag >> IC_TAG_PHASE_SHIFT;
+    char seen[256];
+    int ag_recvs = 0, ordered = 1, ready_at_start = 0;
+    for (size_t i = 0; i < pl.nsteps && pl.nsteps <= sizeof seen; i++) {
+        if (pl.steps[i].kind != IC_STEP_RECV || pl.steps[i].tag >> IC_TAG_PHASE_SHIFT != ag_phase)
+            continue;
+        ag_recvs++;
+        ready_at_start += pl.steps[i].ndeps == 0;
+        for (size_t j = 0; j < pl.nsteps; j++) {
+            if (pl.steps[j].kind != IC_STEP_REDUCE)
+                continue;
+            memset(seen, 0, sizeof seen);
+            ordered &= waits_for(&pl, i, j, seen);
+        }
+    }
+    CHECK(ag_recvs == p - 1 && pl.nsteps <= sizeof seen, "allreduce/rs_ag p=%d: %d allgather receives",
+          p, ag_recvs);
+    if (crowded)
+        CHECK(ready_at_start >= 1,
+              "allreduce/rs_ag p=%d rank %d crowded: no allgather receive is ready at the start",
+              p, rank);
+    else
+        CHECK(ordered && ready_at_start == 0,
+              "allreduce/rs_ag p=%d rank %d: an allgather receive does not wait for the "
+              "reduce-scatter",
+              p, rank);
+    ic_plan_release(&pl);
+}
+
 int main(void)
 {
+    for (int p = 2; p <= 5; p++)
+        for (int rank = 0; rank < p; rank++) {
+            check_allreduce_fence(p, rank, false);
+            check_allreduce_fence(p, rank, true);
+        }
     for (int p = 2; p <= 7; p++)
         for (int rank = 0; rank < p; rank++) {
             check_plan(p, rank, false);
