@@ -387,6 +387,9 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
  * 0 never). */
 uint64_t ic_shm_share_min(void);
+/* The same for a receive posted with ops->irecv_read (IC_SHM_SHARE_READ_MIN,
+ * default 512 KiB, never below share_min); share_min itself when the ranks
+ * outnumber the cores. */
 uint64_t ic_shm_share_read_min(uint64_t share_min, bool oversubscribed);
 /* The size from which a message to another rank streams, or 0 (shm_rndv.c). */
 uint64_t ic_shm_stream_min(bool oversubscribed);

@@ -29,7 +29,7 @@
  * bytes (default 512 KiB; never below IC_SHM_SHARE_MIN): the pieces the
  * sender writes land in the sender's cache, and the receiver's reduction
  * then fetches them across the cores.  On the Intel Xeon VM a 2-rank
- * `mst` reduce took 25-29 us shared against 17.8-18.3 us copied by the
+ * `mst` reduce took 25-27 us shared against 17.8-18.3 us copied by the
  * receiver alone at 256 KiB, 29-30 against 22.6-23.2 at 320 KiB, 33-36
  * against 31 at 384 KiB, the same at 512 KiB, and shared won from 640 KiB
  * (62-64 against 68-69 us; 1 MiB 115 against 153-168;
