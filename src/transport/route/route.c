@@ -76,31 +76,32 @@ static ic_status_t op_isend(ic_transport_t *tt, int peer, ic_match_key_t key, co
     return st;
 }
 
-static ic_status_t op_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
-                            size_t bytes, ic_tx_req_t *req)
+/* A receive on the backend that reaches peer; read: by its irecv_read
+ * where it has one (transport.h). */
+static ic_status_t post_recv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                             size_t bytes, ic_tx_req_t *req, bool read)
 {
     ic_status_t st = check_peer(tt, peer, req, "irecv");
     if (st != IC_OK)
         return st;
     int sp, which;
     ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
-    st = s->ops->irecv(s, sp, key, buf, bytes, req);
+    st = read && s->ops->irecv_read ? s->ops->irecv_read(s, sp, key, buf, bytes, req)
+                                    : s->ops->irecv(s, sp, key, buf, bytes, req);
     req->opaque[ROUTE_WORD] = (uint64_t)which;
     return st;
+}
+
+static ic_status_t op_irecv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                            size_t bytes, ic_tx_req_t *req)
+{
+    return post_recv(tt, peer, key, buf, bytes, req, false);
 }
 
 static ic_status_t op_irecv_read(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
                                  size_t bytes, ic_tx_req_t *req)
 {
-    ic_status_t st = check_peer(tt, peer, req, "irecv");
-    if (st != IC_OK)
-        return st;
-    int sp, which;
-    ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
-    st = s->ops->irecv_read ? s->ops->irecv_read(s, sp, key, buf, bytes, req)
-                            : s->ops->irecv(s, sp, key, buf, bytes, req);
-    req->opaque[ROUTE_WORD] = (uint64_t)which;
-    return st;
+    return post_recv(tt, peer, key, buf, bytes, req, true);
 }
 
 /* The backend a posted request belongs to, or NULL. */
