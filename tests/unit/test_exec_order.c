@@ -165,6 +165,7 @@ static void test_read_receives(void)
     ic_plan_init(&pl, 0, 4, IC_COLL_REDUCE);
     pl.dtype = IC_FLOAT;
     pl.op = IC_SUM;
+    CHECK(ic_plan_scratch(&pl, 64) == 0, "scratch not at offset 0"); /* the bytes below */
     long r1 = ic_plan_recv(&pl, 1, 0, ic_loc(IC_BUF_SCRATCH, 0), 16); /* a REDUCE's source */
     long r2 = ic_plan_recv(&pl, 2, 0, ic_loc(IC_BUF_RECV, 32), 16);   /* a REDUCE's destination */
     long r3 = ic_plan_recv(&pl, 3, 0, ic_loc(IC_BUF_SCRATCH, 16), 8); /* only copied */
