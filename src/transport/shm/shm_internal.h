@@ -320,6 +320,10 @@ ic_status_t ic_shm_wait_count(const shm_seg_t *seg, int rank, atomic_uint *ctr, 
                            double timeout_s);
 ic_status_t ic_shm_check_job(shm_transport_t *t);
 ic_status_t ic_shm_check_peer(shm_transport_t *t, int peer, int force);
+/* ic_shm_check_peer(t, peer, 0) for a caller that progresses next (a
+ * wait, a test): a peer that is gone while messages from it still wait in
+ * its queue to this rank is not failed yet (shm_wait.c). */
+ic_status_t ic_shm_check_peer_unread(shm_transport_t *t, int peer);
 /* How long a wait keeps polling between yields before it sleeps: 0.2 ms
  * when each rank can have a core, 0.1 ms when the ranks outnumber the
  * cores (shm_wait.c). */

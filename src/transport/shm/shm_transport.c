@@ -261,7 +261,7 @@ static ic_status_t shm_test(ic_transport_t *tt, ic_tx_req_t *req, int *done)
      * the clock on every test would cost more than the test). */
     if (++t->tests_unfinished % TEST_CHECK_EVERY != 0)
         return IC_OK;
-    st = ic_shm_check_peer(t, r->peer, 0);
+    st = ic_shm_check_peer_unread(t, r->peer);
     if (st != IC_OK)
         ic_shm_cancel(t, r, st);
     return st;
