@@ -114,8 +114,8 @@ ic_status_t ic_build_scan_chain(ic_plan_t *pl, const ic_coll_args_t *a)
                       ic_scan_chain_segments(pl->size, a->count, es, ic_pipe_model(a, NULL))))
         return pl->error;
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
-    ic_blk_chain_scan(pl, &v, ic_args_allreduce_input(a), ic_loc(IC_BUF_RECV, 0), &sg, a->coll == IC_COLL_EXSCAN,
-                      commutes(a));
+    ic_blk_chain_scan(pl, &v, ic_args_allreduce_input(a), ic_loc(IC_BUF_RECV, 0), &sg,
+                      a->coll == IC_COLL_EXSCAN, commutes(a));
     return pl->error;
 }
 

@@ -170,7 +170,7 @@ static void test_read_receives(void)
     long r2 = ic_plan_recv(&pl, 2, 0, ic_loc(IC_BUF_RECV, 32), 16);   /* a REDUCE's destination */
     long r3 = ic_plan_recv(&pl, 3, 0, ic_loc(IC_BUF_SCRATCH, 16), 8); /* only copied */
     long r4 = ic_plan_recv(&pl, 1, 1, ic_loc(IC_BUF_SCRATCH, 32), 8); /* a REDUCE of other bytes */
-    long r5 = ic_plan_recv(&pl, 2, 1, ic_loc(IC_BUF_SCRATCH, 44), 8); /* overlaps the reduce's end */
+    long r5 = ic_plan_recv(&pl, 2, 1, ic_loc(IC_BUF_SCRATCH, 44), 8); /* overlaps d4's end */
     long d1 = ic_plan_reduce(&pl, ic_loc(IC_BUF_SCRATCH, 0), ic_loc(IC_BUF_RECV, 0), 16, 0);
     ic_plan_add_dep(&pl, d1, r1);
     long d2 = ic_plan_reduce(&pl, ic_loc(IC_BUF_SEND, 0), ic_loc(IC_BUF_RECV, 32), 16, 0);

@@ -127,8 +127,8 @@ static void check_allreduce_fence(int p, int rank, bool crowded)
             ordered &= waits_for(&pl, i, j, seen);
         }
     }
-    CHECK(ag_recvs == p - 1 && pl.nsteps <= sizeof seen, "allreduce/rs_ag p=%d: %d allgather receives",
-          p, ag_recvs);
+    CHECK(ag_recvs == p - 1 && pl.nsteps <= sizeof seen,
+          "allreduce/rs_ag p=%d: %d allgather receives", p, ag_recvs);
     if (crowded)
         CHECK(ready_at_start >= 1,
               "allreduce/rs_ag p=%d rank %d crowded: no allgather receive is ready at the start",
