@@ -21,6 +21,7 @@
 #
 # ITERS=N and WARMUP=W set intercom-bench's timed and untimed calls per
 # size and run (default 10 and 2: short calls want more, e.g. ITERS=1000).
+# BENCH_ARGS adds options to every intercom-bench run (e.g. "--touch").
 set -euo pipefail
 build=${1:?usage: env_pairs.sh BUILD_DIR P ENV_A ENV_B COLLS SIZES [REPS]}
 p=${2:?}
@@ -39,11 +40,11 @@ run_under() { # label envs rep
     [[ $1 == B ]] && dir=$build_b
     # shellcheck disable=SC2086
     env $2 "$dir/intercom-run" -n "$p" "$dir/intercom-bench" -c "$colls" --sizes "$sizes" \
-        --iters "${ITERS:-10}" --warmup "${WARMUP:-2}" --sync window 2>/dev/null |
+        --iters "${ITERS:-10}" --warmup "${WARMUP:-2}" --sync window ${BENCH_ARGS:-} 2>/dev/null |
         awk -v l="$1" -v r="$3" '$1 !~ /^#/ && $1 != "collective" { print l, r, $1, $2, $4 }' >>"$raw"
 }
 
-echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window, ${ITERS:-10} calls per size"
+echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window ${BENCH_ARGS:-}, ${ITERS:-10} calls per size"
 echo "# A: ${env_a:-(defaults)}${BUILD_B:+, build $build}"
 echo "# B: ${env_b:-(defaults)}${BUILD_B:+, build $build_b}"
 for ((r = 0; r < reps; r++)); do

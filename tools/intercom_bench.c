@@ -2,7 +2,7 @@
  * intercom_bench.c — times the collectives between real processes:
  *   intercom-run -n P intercom-bench [-c COLL[,COLL..]] [--sizes S[,S..]]
  *                [--iters N] [--warmup W] [--algo NAME] [--csv FILE]
- *                [--sync barrier|window]
+ *                [--sync barrier|window] [--touch]
  *
  * Per (collective, size): W untimed iterations, then N timed ones; one
  * iteration is ic_barrier, then one call timed with CLOCK_MONOTONIC.  With
@@ -13,7 +13,10 @@
  * window is twice the slowest rank's last warm-up call + 30 us, an
  * iteration some rank started late is dropped, and the loop runs again
  * with twice the window while more than a quarter are late (at most 4
- * tries; docs/benchmarks.md).  The
+ * tries; docs/benchmarks.md).  With --touch every rank rewrites its input
+ * (the root's buffer for bcast) before each call, untimed, as a program
+ * that has just computed its data would: the input's lines are then in
+ * the writer's cache, not in a reader's from the last call.  The
  * per-iteration times are then combined with the library's ic_allreduce
  * (IC_MAX) on a second communicator (leaving the benchmarked one's plan
  * cache alone), so an iteration counts as its slowest rank; rank 0 prints
@@ -55,6 +58,7 @@ typedef struct opts {
     const char *algo; /* NULL: automatic choice */
     const char *csv;
     int window; /* --sync window */
+    int touch;  /* --touch: rewrite the input before every call */
 } opts_t;
 
 /* One call as it is made on this rank. */
@@ -64,6 +68,9 @@ typedef struct call {
     size_t *rcounts; /* alltoallv's receive counts on this rank */
     void *send, *recv;
     size_t bytes; /* total bytes in the sense above, after rounding */
+    void *input;        /* the buffer this rank's program writes before a call */
+    void *fresh;        /* its contents, copied into it by --touch */
+    size_t input_bytes; /* 0: nothing to write (a non-root's bcast, barrier) */
 } call_t;
 
 static int me, nranks;
@@ -92,6 +99,9 @@ static void usage(FILE *out)
                  "  --algo NAME       force this algorithm (ic_comm_set_algorithm) on the\n"
                  "                    collectives that have it, skipping the others; 'auto'\n"
                  "                    (default) lets the library choose\n"
+                 "  --touch           rewrite each rank's input before every call (untimed),\n"
+                 "                    as a program that has just computed it; without it the\n"
+                 "                    input is written once and may stay in a reader's cache\n"
                  "  --csv FILE        also write the rows as CSV to FILE (rank 0)\n"
                  "  --list            print every collective's algorithms and exit\n"
                  "  -h, --help        this text\n");
@@ -200,6 +210,10 @@ static void parse_args(opts_t *o, int argc, char **argv)
             }
             exit(0);
         }
+        if (strcmp(a, "--touch") == 0) {
+            o->touch = 1;
+            continue;
+        }
         int known = !strcmp(a, "-c") || !strcmp(a, "--coll") || !strcmp(a, "--sizes") ||
                     !strcmp(a, "--iters") || !strcmp(a, "--warmup") || !strcmp(a, "--algo") ||
                     !strcmp(a, "--csv") || !strcmp(a, "--sync");
@@ -299,6 +313,19 @@ static void call_setup(call_t *k, ic_coll_t coll, size_t size, const ic_comm_t *
     for (size_t i = 0; a->dtype == IC_BYTE && i < sb; i++)
         ((unsigned char *)k->send)[i] = (unsigned char)(i * 7 + (size_t)me);
     memset(k->recv, 0, rb ? rb : 1); /* touch every page before timing */
+    k->input = coll == IC_COLL_BCAST ? k->recv : k->send;
+    k->input_bytes = coll == IC_COLL_BCAST ? (me == 0 ? rb : 0) : sb;
+    if (coll == IC_COLL_BCAST && me == 0)
+        memset(k->recv, 0x5a, rb);
+    k->fresh = xmalloc(k->input_bytes);
+    memcpy(k->fresh, k->input, k->input_bytes);
+}
+
+/* --touch: this rank writes its input again, as its program would. */
+static void touch_input(const call_t *k, int touch)
+{
+    if (touch && k->input_bytes)
+        memcpy(k->input, k->fresh, k->input_bytes);
 }
 
 static ic_status_t call_run(const call_t *k, ic_comm_t *c)
@@ -369,14 +396,15 @@ static int cmp_double(const void *x, const void *y)
  * every rank; t[i] the slowest rank's time from its instant, t[iters + i]
  * nonzero when some rank got there after the instant.  Returns how many
  * did. */
-static int window_loop(call_t *k, int iters, double window, ic_comm_t *comm, ic_comm_t *stats,
-                       double *t)
+static int window_loop(call_t *k, int iters, double window, int touch, ic_comm_t *comm,
+                       ic_comm_t *stats, double *t)
 {
     ic_status_t st;
     double start = now() + 1e-3 + window;
     if ((st = ic_barrier(stats)) != IC_OK || (st = ic_bcast(&start, 1, IC_DOUBLE, 0, stats)))
         fail("the window's start time", k, st);
     for (int it = 0; it < iters; it++) {
+        touch_input(k, touch);
         double at = start + it * window, tn = now();
         t[iters + it] = tn > at;
         while (tn < at) {
@@ -407,8 +435,11 @@ static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *c
     k.a.reproducible = reproducible;
     double *t = xmalloc(sizeof(double) * (size_t)o->iters * 2);
     ic_status_t st;
-    double last = 0; /* this rank's last warm-up call */
+    double last = 0, touched = 0; /* this rank's last warm-up call; its --touch */
     for (int it = -o->warmup; it < (o->window ? 0 : o->iters); it++) {
+        double t_touch = now();
+        touch_input(&k, o->touch);
+        touched = now() - t_touch;
         if ((st = ic_barrier(comm)) != IC_OK)
             fail("barrier", &k, st);
         double t0 = now();
@@ -422,11 +453,12 @@ static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *c
     size_t n = (size_t)o->iters;
     int nlate = 0;
     if (o->window) {
+        last += touched; /* each window also holds the rewrite of the input */
         if ((st = ic_allreduce(IC_IN_PLACE, &last, 1, IC_DOUBLE, IC_MAX, stats)) != IC_OK)
             fail("allreduce of the warm-up time", &k, st);
         double window = 2 * last + 30e-6;
         for (int tries = 1;; tries++, window *= 2) {
-            nlate = window_loop(&k, o->iters, window, comm, stats, t);
+            nlate = window_loop(&k, o->iters, window, o->touch, comm, stats, t);
             if (4 * nlate <= o->iters || tries == 4)
                 break;
         }
@@ -461,6 +493,7 @@ static void bench_one(const opts_t *o, ic_coll_t coll, size_t size, ic_comm_t *c
     free(k.rcounts);
     free(k.send);
     free(k.recv);
+    free(k.fresh);
 }
 
 int main(int argc, char **argv)
@@ -516,11 +549,11 @@ int main(int argc, char **argv)
         return 2;
     if (me == 0) {
         printf("# intercom-bench: %d ranks, %d timed iterations after %d warm-up, root 0\n"
-               "# each iteration: %s;\n# its time is the max over"
+               "# each iteration: %s%s;\n# its time is the max over"
                " ranks (ic_allreduce IC_MAX after the loop); median/min/max over iterations\n"
                "# reductions: IC_FLOAT with IC_SUM; other collectives: IC_BYTE\n"
                "# bytes: total message size (see docs/benchmarks.md); algorithm: %s\n",
-               nranks, o.iters, o.warmup,
+               nranks, o.iters, o.warmup, o.touch ? "every rank rewrites its input (untimed), " : "",
                o.window ? "one call started at an instant common to all ranks, timed from it"
                         : "ic_barrier, then one timed call",
                o.algo ? "forced with --algo" : "automatic choice");

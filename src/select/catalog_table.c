@@ -433,6 +433,13 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_ALLREDUCE, "direct_ag",
      "direct reduce-scatter, blocks combined in the rank tree, + ring allgather (long vectors)",
      CANON, ic_build_allreduce_direct_ag, c_allreduce_dag, NULL},
+    /* Before the mesh entries: at p = 2 it ties with pfr and hybrid (the
+     * same exchange), and its plan makes one copy fewer (pfr's rank 1
+     * combines into scratch and copies back to keep the operands' sides):
+     * 0.87-0.90 of pfr's time at 32-128 KiB, docs/perf/allreduce-p2.md. */
+    {IC_COLL_ALLREDUCE, "direct",
+     "every member sends to every other, each combines in the rank tree (short vectors)", CANON,
+     ic_build_allreduce_direct, c_allreduce_direct, NULL},
     {IC_COLL_ALLREDUCE, "dr", "reduce-scatter + collect along dimensional rings (long vectors)", MC,
      ic_build_mesh_dr, ic_cost_mesh_dr, ic_describe_mesh_dr},
     {IC_COLL_ALLREDUCE, "pfr", "whole vectors circulate in prime factors rings (short vectors)", MC,
@@ -442,11 +449,6 @@ static const ic_algo_t catalog[] = {
     {IC_COLL_ALLREDUCE, "hybrid",
      "hybrid global combine: halve over some rings, circulate the rest", MC, ic_build_mesh_hybrid,
      ic_cost_mesh_hybrid, ic_describe_mesh_hybrid},
-    /* After the mesh entries: at p = 2 it ties with pfr (the same exchange),
-     * which keeps the choice the measurements were made with. */
-    {IC_COLL_ALLREDUCE, "direct",
-     "every member sends to every other, each combines in the rank tree (short vectors)", CANON,
-     ic_build_allreduce_direct, c_allreduce_direct, NULL},
     {IC_COLL_ALLREDUCE, "hosts",
      "reduce inside each host, allreduce over the hosts' leaders, bcast inside", HC,
      ic_build_allreduce_hosts, ic_cost_allreduce_hosts, ic_describe_hosts},
