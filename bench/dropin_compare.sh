@@ -6,7 +6,7 @@
 #   bench/dropin_compare.sh [--impl openmpi|mpich|both] [-p 2,4] [--hosts 3x2|none]
 #                           [--sizes 8,4K,64K,1M,16M] [--reps 5] [--host-reps 3]
 #                           [--colls all|bcast,...] [--build DIR] [--stall 60]
-#                           [--sync mpi|pmpi|window] [--name PREFIX]
+#                           [--sync mpi|pmpi|window] [--name PREFIX] [--bind]
 #   bench/dropin_compare.sh --report bench/results/dropin-DATE-HOST.csv
 #
 # Builds what it needs: Debian's Open MPI and MPICH (scripts/deps.sh mpi)
@@ -45,6 +45,12 @@
 #   docs/perf/dropin-<impl>-<p2|p4|3x2>-{times,ratio}.png (bench/dropin_plot.gp)
 # --report CSV only remakes the tables and figures from a CSV.
 #
+# --bind: the launcher binds the ranks of this host to its cores round
+# robin, in both runs (Open MPI: --bind-to core:overload-allowed --map-by
+# core; MPICH: -bind-to core), so that 4 ranks on 2 cores stay 2 and 2
+# instead of the kernel moving them (3 and 1 for a while, then 2 and 2:
+# docs/perf/placement-p4.md).  Not with --hosts.
+#
 # --name PREFIX: files are named PREFIX-... instead of dropin-... (bench/compare
 # uses it so that its runs leave the drop-in's own tables alone).
 #
@@ -69,10 +75,12 @@ ALL_COLLS+=" reduce_scatter reduce_scatter_block alltoall alltoallv barrier scan
 
 impl_arg=both ps=2,4 hosts_arg=3x2 sizes_arg=8,4K,64K,1M,16M reps=5 host_reps=3
 colls_arg=all build=$here/build-bench stall=60 done_grace=30 report_csv="" sync=mpi name=dropin
+bind=0
 cmdline="bench/dropin_compare.sh${*:+ $*}"
 
 usage() { sed -n '2,10p' "$0" >&2; exit 2; }
 while (($#)); do
+    if [[ $1 == --bind ]]; then bind=1; shift; continue; fi
     [[ $# -ge 2 || $1 == -h || $1 == --help ]] || usage
     case $1 in
         --impl) impl_arg=$2 ;;
@@ -242,6 +250,9 @@ write_md() {
         echo "Machine: $(nproc) vCPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //' || true)),"
         echo "shared with other work while measured; times in multiples of ~4 ms are"
         echo "scheduler quanta of oversubscribed cores."
+        if grep -q '^## job: .*bind-to' "$log" 2>/dev/null; then
+            echo "Both libraries' ranks bound to the cores round robin by the launcher (\`--bind\`)."
+        fi
         for cfg in $(awk -v i="$impl" '$1 == i { print $2 }' "$agg" | awk '!s[$0]++'); do
             if [[ $cfg == p* ]]; then
                 p=${cfg#p}
@@ -497,9 +508,11 @@ launch() {
         if [[ $impl == openmpi ]]; then
             # shellcheck disable=SC2054 # commas: one argument
             cmd=(mpirun.openmpi --oversubscribe --allow-run-as-root --mca btl self,vader,tcp -n "$np")
+            if ((bind)); then cmd+=(--bind-to core:overload-allowed --map-by core); fi
             [[ $lib == mpi ]] || cmd+=(-x "LD_PRELOAD=$dl")
         else
             cmd=(mpiexec.mpich -n "$np")
+            if ((bind)); then cmd+=(-bind-to core); fi
             [[ $lib == mpi ]] || cmd+=(-genv LD_PRELOAD "$dl")
         fi
     else
