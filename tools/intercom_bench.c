@@ -553,7 +553,8 @@ int main(int argc, char **argv)
                " ranks (ic_allreduce IC_MAX after the loop); median/min/max over iterations\n"
                "# reductions: IC_FLOAT with IC_SUM; other collectives: IC_BYTE\n"
                "# bytes: total message size (see docs/benchmarks.md); algorithm: %s\n",
-               nranks, o.iters, o.warmup, o.touch ? "every rank rewrites its input (untimed), " : "",
+               nranks, o.iters, o.warmup,
+               o.touch ? "every rank rewrites its input (untimed), " : "",
                o.window ? "one call started at an instant common to all ranks, timed from it"
                         : "ic_barrier, then one timed call",
                o.algo ? "forced with --algo" : "automatic choice");
