@@ -436,7 +436,7 @@ static const ic_algo_t catalog[] = {
     /* Before the mesh entries: at p = 2 it ties with pfr and hybrid (the
      * same exchange), and its plan makes one copy fewer (pfr's rank 1
      * combines into scratch and copies back to keep the operands' sides):
-     * 0.87-0.90 of pfr's time at 32-128 KiB, docs/perf/allreduce-p2.md. */
+     * 0.84-0.94 of pfr's time at 32-256 KiB, docs/perf/allreduce-p2.md. */
     {IC_COLL_ALLREDUCE, "direct",
      "every member sends to every other, each combines in the rank tree (short vectors)", CANON,
      ic_build_allreduce_direct, c_allreduce_direct, NULL},

@@ -397,7 +397,25 @@ static void check_crowded(void)
             CHECK(strcmp(ch.al->name, "direct") != 0 ||
                       (one_round[c] == IC_COLL_ALLREDUCE && (p == 2 || p == 3 || p == 5)),
                   "%s of 8 B, p=%d with a core each: chose direct", ic_coll_name(one_round[c]), p);
+            CHECK(one_round[c] != IC_COLL_ALLREDUCE || p != 2 || strcmp(ch.al->name, "direct") == 0,
+                  "allreduce of 8 B, p=2 with a core each: chose %s, not direct", ch.al->name);
         }
+    /* At p = 2 the allreduce's direct exchange is listed before pfr and
+     * hybrid, which tie with it: taken (with shared memory's protocol
+     * terms) up to the sizes where the halving rs_ag costs less
+     * (docs/perf/allreduce-p2.md). */
+    ic_model_t shm = base;
+    shm.rndv_bytes = 16384;
+    shm.rndv_alpha = 1e-6;
+    shm.share_bytes = 262144;
+    for (size_t n = 8; n <= 131072; n *= 2) {
+        ic_coll_args_t a = crowd_args(IC_COLL_ALLREDUCE, n / 4, &shm);
+        ic_choice_t ch;
+        ic_decide(&a, 2, NULL, &shm, &ch, NULL, 0);
+        const char *want = n <= 65536 ? "direct" : "rs_ag";
+        CHECK(strcmp(ch.al->name, want) == 0, "allreduce of %zu B, p=2: chose %s, not %s", n,
+              ch.al->name, want);
+    }
     for (int p = 3; p <= 16; p++) {
         ic_model_t crowded = base;
         crowded.cores = 2;
