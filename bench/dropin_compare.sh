@@ -49,7 +49,7 @@
 # robin, in both runs (Open MPI: --bind-to core:overload-allowed --map-by
 # core; MPICH: -bind-to core), so that 4 ranks on 2 cores stay 2 and 2
 # instead of the kernel moving them (3 and 1 for a while, then 2 and 2:
-# docs/perf/placement-p4.md).  Not with --hosts.
+# docs/perf/placement-p4.md).  The pretend hosts' jobs (--hosts) stay unbound.
 #
 # --name PREFIX: files are named PREFIX-... instead of dropin-... (bench/compare
 # uses it so that its runs leave the drop-in's own tables alone).

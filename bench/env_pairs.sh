@@ -44,7 +44,7 @@ run_under() { # label envs rep
         awk -v l="$1" -v r="$3" '$1 !~ /^#/ && $1 != "collective" { print l, r, $1, $2, $4 }' >>"$raw"
 }
 
-echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window ${BENCH_ARGS:-}, ${ITERS:-10} calls per size"
+echo "# env_pairs: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) processors, p=$p, $reps repetitions, --sync window${BENCH_ARGS:+ $BENCH_ARGS}, ${ITERS:-10} calls per size"
 echo "# A: ${env_a:-(defaults)}${BUILD_B:+, build $build}"
 echo "# B: ${env_b:-(defaults)}${BUILD_B:+, build $build_b}"
 for ((r = 0; r < reps; r++)); do

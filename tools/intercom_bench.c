@@ -315,8 +315,6 @@ static void call_setup(call_t *k, ic_coll_t coll, size_t size, const ic_comm_t *
     memset(k->recv, 0, rb ? rb : 1); /* touch every page before timing */
     k->input = coll == IC_COLL_BCAST ? k->recv : k->send;
     k->input_bytes = coll == IC_COLL_BCAST ? (me == 0 ? rb : 0) : sb;
-    if (coll == IC_COLL_BCAST && me == 0)
-        memset(k->recv, 0x5a, rb);
     k->fresh = xmalloc(k->input_bytes);
     memcpy(k->fresh, k->input, k->input_bytes);
 }
