@@ -51,6 +51,10 @@
  * or torus, whose links its messages would share; forced, it runs
  * anywhere. */
 #define IC_ALGO_CUBE_LINKS 0x2000u
+/* A broadcast whose root sends every message itself: no member forwards,
+ * so the crowded broadcast floor (ic_cost_bcast_crowded_floor) does not
+ * apply to it. */
+#define IC_ALGO_ROOT_SENDS 0x4000u
 /* Tested by its family's own matrix and cost tests (test_coll_<family>,
  * test_cost_<family>) rather than the generic ones. */
 #define IC_ALGO_OWN_TESTS 0x8u

@@ -16,6 +16,11 @@
 /* MST broadcast of bytes over n members: ceil(log2 n)*(alpha+bytes*beta). */
 double ic_cost_mst_bcast(int n, size_t bytes, const ic_model_t *m);
 
+/* With the ranks crowded on fewer cores: the least a broadcast of bytes
+ * over p members in which members forward costs, its p - 1 messages one
+ * after another (cost_crowded.c). */
+double ic_cost_bcast_crowded_floor(int p, size_t bytes, const ic_model_t *m);
+
 /* MST reduce-to-one (two alternating receive buffers): the recurrence over
  * the tree; equals ceil(log2 n)*(alpha+bytes*(beta+gamma)) for n = 2^d. */
 double ic_cost_mst_reduce(int n, int root, size_t bytes, const ic_model_t *m);

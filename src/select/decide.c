@@ -6,6 +6,7 @@
  * the explanation of the decision.
  */
 #include "select/catalog.h"
+#include "select/cost.h"
 
 #include "algo/validate.h"
 #include "base/dtype.h"
@@ -41,13 +42,26 @@ static bool cheaper(double t, double than)
     return t < than && (isinf(than) || than - t > 1e-12 * than);
 }
 
+/* With the ranks crowded on fewer cores (on one host), a broadcast in
+ * which members forward costs at least its p - 1 messages one after
+ * another (cost_crowded.c); one whose root sends them all is exempt. */
+static double floored(const ic_algo_t *al, const ic_coll_args_t *a, int p, const ic_model_t *m,
+                      double t)
+{
+    if (a->coll != IC_COLL_BCAST || (al->flags & IC_ALGO_ROOT_SENDS) ||
+        (a->host_of && a->nhosts > 1) || !ic_model_crowded(m, p) || t < 0)
+        return t;
+    double f = ic_cost_bcast_crowded_floor(p, a->count * ic_datatype_size(a->dtype), m);
+    return t > f ? t : f;
+}
+
 /* The entry's cheapest shape (mesh-aware) or its own cost. */
 static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bool forced,
                          const ic_model_t *m)
 {
     ic_choice_t c = {al, {0}, 0};
     if (!(al->flags & IC_ALGO_MESH)) {
-        c.cost = al->cost(a, p, m);
+        c.cost = floored(al, a, p, m, al->cost(a, p, m));
         return c;
     }
     ic_mesh_t shapes[MAX_SHAPES];
@@ -61,7 +75,7 @@ static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bo
         b.scounts = b.rcounts = NULL;
     for (int i = 0; i < n; i++) {
         b.mesh = &shapes[i];
-        double t = al->cost(&b, p, m);
+        double t = floored(al, a, p, m, al->cost(&b, p, m));
         if (i == 0 || cheaper(t, c.cost)) {
             c.cost = t;
             c.mesh = shapes[i];
@@ -70,7 +84,7 @@ static ic_choice_t price(const ic_algo_t *al, const ic_coll_args_t *a, int p, bo
     if (own_counts && n > 0) {
         b = *a;
         b.mesh = &c.mesh;
-        c.cost = al->cost(&b, p, m);
+        c.cost = floored(al, a, p, m, al->cost(&b, p, m));
     }
     return c;
 }
@@ -196,7 +210,8 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
     if (a->model.cores > 0)
         APPEND("\n  ranks outnumber the %.0f cores they share: chains are not cut into segments, "
                "a step in which k ranks copy costs ceil(k/%.0f) times its bytes, "
-               "messages posted together share one start-up",
+               "messages posted together share one start-up, "
+               "a broadcast in which members forward costs its p - 1 messages one after another",
                a->model.cores, a->model.cores);
     static const char *const level_name[IC_MODEL_LEVELS] = {"across hosts", "inside a host"};
     for (int i = 0; i < a->model.nlevels && i < IC_MODEL_LEVELS; i++)

@@ -257,11 +257,11 @@ static void test_layout(void)
     check_layout(8, false, 2048, 16 * k);
     check_layout(11, false, 1024, 16 * k);
     check_layout(16, false, 512, 8 * k + hdr);
-    check_layout(2, true, 8192, 64 * k);
-    check_layout(4, true, 8192, 64 * k);
-    check_layout(5, true, 4096, 64 * k);
-    check_layout(6, true, 2048, 32 * k + hdr);
-    check_layout(8, true, 2048, 32 * k + hdr);
+    check_layout(2, true, 8192, 32 * k);
+    check_layout(4, true, 8192, 32 * k);
+    check_layout(5, true, 4096, 32 * k);
+    check_layout(6, true, 2048, 32 * k);
+    check_layout(8, true, 2048, 32 * k);
     check_layout(16, true, 512, 8 * k + hdr);
     for (int p = 1; p <= 64; p++)
         for (int c = 0; c < 2; c++) {
@@ -286,7 +286,7 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
     ic_transport_t *t = open_rank(name, rank, size);
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
     int bad = 0;
-    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 64u << 10 || !st->oversubscribed ||
+    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 32u << 10 || !st->oversubscribed ||
         t->rndv_bytes != 0 || st->seg.hdr->cores != 1 || t->cores != 1) {
         printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g, cores %u "
                "(model %g)\n",
@@ -294,7 +294,7 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
                t->rndv_bytes, st->seg.hdr->cores, t->cores);
         bad = 20;
     }
-    enum { N = 64u << 10 }; /* the eager limit: inline */
+    enum { N = 32u << 10 }; /* the eager limit: inline */
     static unsigned char buf[N];
     ic_tx_req_t req;
     char done;

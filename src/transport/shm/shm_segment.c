@@ -28,8 +28,8 @@
  * so every rank of the job uses the same layout and prices with the same
  * cores in its cost model whatever its own environment says): queues may
  * grow to 8192 cells (512 KiB) within the same 8 MiB, and eager_max is
- * min(64 KiB, a quarter of a queue): 64 KiB at p = 3..5, 32 KiB at
- * p = 6..8.  There a rendezvous costs scheduler turns, not copies: the
+ * min(32 KiB, a quarter of a queue): 32 KiB at p = 3..8.  There a
+ * rendezvous costs scheduler turns, not copies: the
  * receiver must be scheduled to read and the sender again to see the FIN,
  * while an eager sender copies and goes on.  At 4 ranks on 2 cores of the
  * AMD EPYC VM, 64 and 256 KiB calls took 0.44-0.76 of the time with a
@@ -39,9 +39,12 @@
  * cross-core copies cost about 0.09 us per KiB each, messages of 128 KiB
  * went faster by rendezvous: 128 KiB blocks at p = 4 took 0.57-0.71 of the
  * time with a 64 KiB limit instead of 128 KiB (allgather, alltoall(v),
- * gather, scatter; allreduce 0.73, reduce 0.86; p = 3: 0.55-0.70), so the
- * limit is 64 KiB, which keeps the AMD figures' 64 KiB messages eager.
- * docs/perf/oversubscribed.md has the figures.
+ * gather, scatter; allreduce 0.73, reduce 0.86; p = 3: 0.55-0.70), and
+ * so did 64 KiB messages (2026-12-01, p = 3..5, 32 KiB limit against
+ * 64 KiB: alltoall(v) 0.54-0.70, allgather(v) 0.62-0.78, scatter(v) and
+ * gather(v) 0.61-0.87, reduce-scatter 0.67-0.91; no cell consistently
+ * slower), so the limit is 32 KiB; the AMD VM had run 64 KiB messages
+ * faster eager.  docs/perf/oversubscribed.md has the figures.
  *
  * IC_SHM_EAGER_MAX=BYTES sets eager_max for a job (at most a quarter of a
  * queue); the creator's value decides, like the core count: attaching
@@ -79,7 +82,7 @@ struct ic_shm_job {
 #define MAX_CELLS 2048u
 #define MAX_CELLS_CROWDED 8192u
 #define EAGER_MAX 16384u
-#define EAGER_MAX_CROWDED (64u << 10)
+#define EAGER_MAX_CROWDED (32u << 10)
 #define NCHUNKS 4u
 
 static uint64_t align_up(uint64_t x, uint64_t a)
