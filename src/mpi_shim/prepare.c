@@ -217,9 +217,8 @@ int shim_counts_at_root_pays(const ic_comm_t *ic, ic_coll_t coll)
     const char *forced = ic->algo[coll];
     if (forced && strcmp(forced, "auto") != 0 && strcmp(forced, "direct") != 0)
         return 0;
-    int log2p = 0;
-    while ((1 << log2p) < ic->size)
-        log2p++;
+    unsigned n = (unsigned)ic->size;
+    int log2p = n > 1 ? 32 - __builtin_clz(n - 1) : 0; /* ceil(log2 p) */
     return ic->size - 1 <= 2 * log2p;
 }
 

@@ -52,23 +52,32 @@ static int own_side(MPI_Count n, MPI_Datatype type, size_t *bytes)
 }
 
 /* Scatterv, gatherv with the counts at the root only: the root's side
- * from its arrays, everyone else's own count at its own entry. */
+ * from its arrays (every entry written), everyone else's own count at its
+ * own entry of zeroed arrays.  The root's two datatypes are looked up once
+ * when they are the same handle (the usual call). */
 static int rooted(const shim_call_t *c, const ic_comm_t *ic, ic_coll_args_t *a, size_t *arr)
 {
     int p = ic->size, me = ic->rank, scatter = c->coll == IC_COLL_SCATTERV;
     if (!shim_counts_at_root_pays(ic, (ic_coll_t)c->coll))
         return 0;
     size_t *counts = arr, *displs = arr + p, bytes = 0;
-    memset(arr, 0, sizeof *arr * 2 * (size_t)p);
+    MPI_Datatype vtype = scatter ? c->stype : c->rtype, otype = scatter ? c->rtype : c->stype;
+    MPI_Count own = scatter ? c->rcount : c->scount;
+    const shim_type_t *vt = NULL;
     if (me == c->root) {
-        const shim_type_t *t = shim_type_contiguous(scatter ? c->stype : c->rtype);
-        if (!t || !v_side(c, p, scatter ? c->scounts : c->rcounts,
-                          scatter ? c->sdispls : c->rdispls, t, counts, displs))
+        vt = shim_type_contiguous(vtype);
+        if (!vt || !v_side(c, p, scatter ? c->scounts : c->rcounts,
+                           scatter ? c->sdispls : c->rdispls, vt, counts, displs))
+            return 0;
+    } else {
+        memset(arr, 0, sizeof *arr * 2 * (size_t)p);
+    }
+    if ((scatter ? c->rb : c->sb) != MPI_IN_PLACE) {
+        if (vt && otype == vtype && own >= 0)
+            bytes = (size_t)(own * vt->size);
+        else if (!own_side(own, otype, &bytes))
             return 0;
     }
-    if (scatter ? c->rb != MPI_IN_PLACE && !own_side(c->rcount, c->rtype, &bytes)
-                : c->sb != MPI_IN_PLACE && !own_side(c->scount, c->stype, &bytes))
-        return 0;
     if (me != c->root)
         counts[me] = bytes;
     a->root = c->root;
