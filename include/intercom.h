@@ -368,9 +368,14 @@ typedef struct ic_model_params {
      * is not cut into segments, and a step in which k ranks copy at once
      * costs ceil(k / cores) times its bytes (docs/perf/oversubscribed.md). */
     double cores;
+    /* Read-only, the transport's: a one-way message goes by rendezvous
+     * already above rndv_oneway_bytes (shared memory with a core per rank
+     * and single copy: 4 KiB, IC_SHM_ONEWAY_EAGER_MAX); 0: the same limit
+     * as every other message. */
+    double rndv_oneway_bytes;
 } ic_model_params_t;
 #define IC_PORTS_ALL 0x7fffffff
-#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define IC_MODEL_PARAMS_INIT {sizeof(ic_model_params_t), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Sets comm's model (every value finite and >= 0, alpha > 0); later calls
  * choose with it.  Local: every rank should set the same values.  m->size

@@ -39,10 +39,13 @@ typedef struct ic_model {
      * copied twice (bytes*delta more); a one-way message
      * (its sender receives nothing meanwhile) of at least share_bytes
      * bytes is copied by both ends at once (shm_share.c), at half the
-     * per-byte time.  rndv_bytes and share_bytes come from the transport
-     * (0: no such protocol), rndv_alpha from the tune file or the
-     * defaults.  All 0 in the papers' model and in the simulator. */
-    double rndv_alpha, rndv_bytes, share_bytes;
+     * per-byte time.  A one-way message goes by rendezvous already above
+     * rndv_oneway_bytes (0: the same as rndv_bytes; shm: 4 KiB, the
+     * transport's ops->isend_oneway).  rndv_bytes, rndv_oneway_bytes and
+     * share_bytes come from the transport (0: no such protocol),
+     * rndv_alpha from the tune file or the defaults.  All 0 in the papers'
+     * model and in the simulator. */
+    double rndv_alpha, rndv_bytes, share_bytes, rndv_oneway_bytes;
     /* The processors the ranks share when they outnumber them (shared
      * memory with more ranks than cores: the transport's, like
      * rndv_bytes; 0: a core per rank, and always in the papers' model and
@@ -109,11 +112,14 @@ static inline double ic_msg_extra(const ic_model_t *m, double bytes)
     return bytes > m->rndv_bytes ? m->rndv_alpha : bytes * m->delta;
 }
 
-/* The same for a one-way message: from share_bytes on, both ends copy it,
- * so half of bytes*beta is taken back. */
+/* The same for a one-way message: above rndv_oneway_bytes it goes by
+ * rendezvous, and from share_bytes on both ends copy it, so half of
+ * bytes*beta is taken back. */
 static inline double ic_msg_extra_oneway(const ic_model_t *m, double bytes)
 {
     double x = ic_msg_extra(m, bytes);
+    if (m->rndv_oneway_bytes > 0 && bytes > m->rndv_oneway_bytes && !(bytes > m->rndv_bytes))
+        x = m->rndv_alpha;
     if (m->share_bytes > 0 && bytes >= m->share_bytes)
         x -= bytes * m->beta / 2;
     return x;

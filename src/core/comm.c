@@ -177,6 +177,7 @@ void ic_comm_levels(ic_comm_t *c)
     m.alpha = na > b->alpha ? na : b->alpha;
     m.beta = nb > b->beta ? nb : b->beta;
     m.rndv_bytes = 0; /* the shared-memory protocols are not the network's */
+    m.rndv_oneway_bytes = 0;
     m.share_bytes = 0;
     m.cores = 0;
     m.lvl_alpha[0] = na; /* both levels are known; they apply to the mesh's */
@@ -215,6 +216,7 @@ ic_status_t ic_comm_new_top(ic_transport_t *t, int size, int rank, const ic_env_
     st = load_tune(c);
     if (t) { /* the transport's protocols (base/model.h), on every rank alike */
         c->model.rndv_bytes = t->rndv_bytes;
+        c->model.rndv_oneway_bytes = t->rndv_oneway_bytes;
         c->model.share_bytes = t->share_bytes;
         c->model.cores = t->cores;
     }
@@ -654,6 +656,7 @@ ic_status_t ic_comm_set_model(ic_comm_t *comm, const ic_model_params_t *m)
     /* A caller compiled before rndv_alpha existed gets the default. */
     nm.rndv_alpha = has_rndv ? m->rndv_alpha : ic_model_default().rndv_alpha;
     nm.rndv_bytes = comm->base_model.rndv_bytes; /* the transport's, not the caller's */
+    nm.rndv_oneway_bytes = comm->base_model.rndv_oneway_bytes;
     nm.share_bytes = comm->base_model.share_bytes;
     nm.cores = comm->base_model.cores;
     comm->model = nm; /* as given: no levels */
@@ -678,7 +681,7 @@ ic_status_t ic_comm_get_model(const ic_comm_t *comm, ic_model_params_t *m)
                                     comm->model.delta,    comm->model.beta_net,
                                     comm->model.ports,    comm->model.rndv_alpha,
                                     comm->model.rndv_bytes, comm->model.share_bytes,
-                                    comm->model.cores};
+                                    comm->model.cores,    comm->model.rndv_oneway_bytes};
     size_t n = m->size < sizeof full ? m->size : sizeof full;
     memcpy((char *)m + sizeof m->size, (const char *)&full + sizeof full.size, n - sizeof full.size);
     return IC_OK;

@@ -49,6 +49,34 @@ static void mark_read_receives(ic_exec_t *x)
     }
 }
 
+/* Flags IC_SEND_ONEWAY on each send that waits, directly or through
+ * other steps, for every receive of the plan (steps depend only on
+ * earlier ones, so one pass carries each step's set of receives it waits
+ * for, a bit per receive).  A plan of more than 64 receives is left
+ * unmarked: its sends stay ordinary ones. */
+static void mark_oneway_sends(ic_exec_t *x)
+{
+    ic_step_t *s = x->plan.steps;
+    size_t n = x->plan.nsteps, nrecv = 0;
+    for (size_t i = 0; i < n; i++)
+        nrecv += s[i].kind == IC_STEP_RECV;
+    uint64_t *waits = nrecv <= 64 ? malloc(sizeof(uint64_t) * (n + 1)) : NULL;
+    if (!waits)
+        return;
+    uint64_t all = nrecv == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrecv) - 1;
+    for (size_t i = 0, r = 0; i < n; i++) {
+        uint64_t w = 0;
+        for (uint32_t d = 0; d < s[i].ndeps; d++)
+            w |= waits[x->plan.deps[s[i].dep_first + d]];
+        if (s[i].kind == IC_STEP_RECV)
+            w |= (uint64_t)1 << r++;
+        else if (s[i].kind == IC_STEP_SEND && w == all)
+            s[i].flags |= IC_SEND_ONEWAY;
+        waits[i] = w;
+    }
+    free(waits);
+}
+
 ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
 {
     memset(x, 0, sizeof(*x));
@@ -84,6 +112,7 @@ ic_status_t ic_exec_prepare(ic_exec_t *x, ic_plan_t *plan)
             x->succ[x->succ_first[b] + x->remaining[b]++] = (uint32_t)i;
         }
     mark_read_receives(x);
+    mark_oneway_sends(x);
     /* The run's initial state, copied by every ic_exec_start: each step's
      * unmet dependencies, and the steps ready at the start, stacked (the
      * last pass on top) so that small sends come off first, then the
@@ -210,7 +239,9 @@ static ic_status_t post(ic_exec_t *x, uint32_t i)
     key.tag = s->tag;
     int peer = x->world ? x->world[s->peer] : s->peer;
     if (s->kind == IC_STEP_SEND)
-        return x->t->ops->isend(x->t, peer, key, addr(x, s->src), s->bytes, &x->req[i]);
+        return ((s->flags & IC_SEND_ONEWAY) && x->t->ops->isend_oneway ? x->t->ops->isend_oneway
+                                                                        : x->t->ops->isend)(
+            x->t, peer, key, addr(x, s->src), s->bytes, &x->req[i]);
     if ((s->flags & IC_RECV_READ) && x->t->ops->irecv_read)
         return x->t->ops->irecv_read(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);
     return x->t->ops->irecv(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);

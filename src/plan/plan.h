@@ -80,10 +80,16 @@ static inline bool ic_loc_eq(ic_loc_t a, ic_loc_t b) { return a.buf == b.buf && 
  * that waits for it reads bytes it receives, so the transport is asked to
  * land them in this rank's cache (ops->irecv_read). */
 #define IC_RECV_READ 0x1u
+/* Flag of a SEND step, set by the executor (ic_exec_prepare): the step
+ * waits, directly or through others, for every RECV of the plan, so this
+ * rank receives nothing while the message is on its way (a tree's, a
+ * chain's, a rooted call's message; not an exchange's): the transport is
+ * told (ops->isend_oneway). */
+#define IC_SEND_ONEWAY 0x2u
 
 typedef struct ic_step {
     uint8_t kind;    /* ic_step_kind_t */
-    uint8_t flags;   /* IC_RED_* for REDUCE, IC_RECV_READ for RECV */
+    uint8_t flags;   /* IC_RED_* for REDUCE, IC_RECV_READ for RECV, IC_SEND_ONEWAY for SEND */
     int32_t peer;    /* communicator rank, SEND/RECV only */
     uint32_t tag;    /* unique between this pair within the collective */
     ic_loc_t src;    /* SEND, COPY, REDUCE */

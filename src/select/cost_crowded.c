@@ -16,8 +16,8 @@
  *
  * Measured on the 2-vCPU Intel Xeon VM (bench/choice_pairs.sh build 5,
  * 2026-12-01; docs/perf/oversubscribed.md, "Broadcast"): direct took
- * 0.70-1.03 of the MST's time in 22 of 24 cells at 4, 6, 8 and 16 ranks,
- * 16 KiB-16 MiB (the two others 1.03 and 1.15); the mesh hybrids,
+ * 0.70-1.03 of the MST's time in 23 of 24 cells at 4, 6, 8 and 16 ranks,
+ * 16 KiB-16 MiB (the other 1.15: 16 ranks, 4 MiB); the mesh hybrids,
  * pipelines and scatter + allgather had been slower than the MST there
  * already (1.2-4x).
  */

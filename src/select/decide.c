@@ -203,6 +203,9 @@ static void explain_call(const ic_coll_args_t *a, int p, char *buf, size_t len, 
     if (a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0)
         APPEND("\n  transport: messages above %.0f B by rendezvous, + %.3g s each",
                a->model.rndv_bytes, a->model.rndv_alpha);
+    if (a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0 && a->model.rndv_oneway_bytes > 0 &&
+        a->model.rndv_oneway_bytes < a->model.rndv_bytes)
+        APPEND(", one-way ones above %.0f B", a->model.rndv_oneway_bytes);
     if (a->model.share_bytes > 0)
         APPEND("%s one-way messages from %.0f B copied by both ends (half the beta)",
                a->model.rndv_bytes > 0 && a->model.rndv_alpha > 0 ? ";" : "\n  transport:",

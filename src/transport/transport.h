@@ -72,6 +72,17 @@ typedef struct ic_transport_ops {
      * reused.  Zero-byte messages are allowed. */
     ic_status_t (*isend)(ic_transport_t *t, int peer, ic_match_key_t key, const void *buf,
                          size_t bytes, ic_tx_req_t *req);
+    /* Optional (NULL: the caller uses isend): isend of a one-way message,
+     * one this rank sends after everything it receives in the call (a
+     * tree's, a chain's, a rooted call's message; IC_SEND_ONEWAY,
+     * plan.h), so nothing of this rank waits on the peer meanwhile.  A
+     * backend whose single-copy protocol saves the second copy of an
+     * eager message at the price of a start-up may take it for smaller
+     * messages then (shm: above oneway_eager_max, shm_transport.c); the
+     * cost model learns the size from rndv_oneway_bytes.  Matching and
+     * completion are isend's. */
+    ic_status_t (*isend_oneway)(ic_transport_t *t, int peer, ic_match_key_t key,
+                                const void *buf, size_t bytes, ic_tx_req_t *req);
     /* Starts receiving a message of exactly bytes bytes from peer. */
     ic_status_t (*irecv)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
                          size_t bytes, ic_tx_req_t *req);
@@ -148,12 +159,13 @@ struct ic_transport {
      * transport/route for its shm backend); NULL: the same numbers. */
     const int *job_rank;
     /* Protocol facts the cost model prices (base/model.h, set at open):
-     * messages of more than rndv_bytes go by rendezvous; one-way messages
+     * messages of more than rndv_bytes go by rendezvous, one-way ones
+     * (ops->isend_oneway) of more than rndv_oneway_bytes; one-way messages
      * of at least share_bytes are copied by both ends.  0: no such
-     * protocol.  cores: the processors the instance's ranks share when
+     * protocol (rndv_oneway_bytes 0: the same as rndv_bytes).  cores: the processors the instance's ranks share when
      * they outnumber them (0: a core per rank).  The same on every rank of
      * the instance. */
-    double rndv_bytes, share_bytes, cores;
+    double rndv_bytes, share_bytes, cores, rndv_oneway_bytes;
 };
 
 static inline int ic_tx_job_rank(const ic_transport_t *t, int r)

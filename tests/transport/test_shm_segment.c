@@ -245,9 +245,11 @@ static void check_layout(int p, bool crowded, uint32_t cells, uint32_t eager)
     shm_hdr_t h;
     memset(&h, 0, sizeof h);
     ic_shm_layout(p, crowded, &h);
-    CHECK(h.ncells == cells && h.eager_max == eager && h.crowded == (uint32_t)crowded,
-          "layout of %d ranks%s: %u cells, eager %u; want %u, %u", p, crowded ? " (crowded)" : "",
-          h.ncells, h.eager_max, cells, eager);
+    uint32_t oneway = crowded || eager < 4096 ? eager : 4096; /* a one-way send's limit */
+    CHECK(h.ncells == cells && h.eager_max == eager && h.crowded == (uint32_t)crowded &&
+              h.oneway_max == oneway,
+          "layout of %d ranks%s: %u cells, eager %u, one-way %u; want %u, %u, %u", p,
+          crowded ? " (crowded)" : "", h.ncells, h.eager_max, h.oneway_max, cells, eager, oneway);
 }
 
 static void test_layout(void)
@@ -287,7 +289,9 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
     int bad = 0;
     if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 32u << 10 || !st->oversubscribed ||
-        t->rndv_bytes != 0 || st->seg.hdr->cores != 1 || t->cores != 1) {
+        t->rndv_bytes != 0 || st->seg.hdr->cores != 1 || t->cores != 1 ||
+        st->seg.hdr->oneway_max != 32u << 10 || st->oneway_max != 32u << 10 ||
+        t->rndv_oneway_bytes != 0) {
         printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g, cores %u "
                "(model %g)\n",
                rank, st->seg.hdr->crowded, st->seg.hdr->eager_max, (int)st->oversubscribed,
@@ -379,9 +383,93 @@ static void test_eager_max_env(void)
     }
 }
 
+/* A rank of a 2-rank job with a core each (arg: 1 when the creator set
+ * IC_SHM_ONEWAY_EAGER_MAX=100, which this rank's own environment
+ * contradicts).  Rank 0 posts three sends: one-way ones (ops->isend_oneway)
+ * of oneway_max bytes, which goes inline and is done at once, and of
+ * oneway_max + 1, which goes by rendezvous (with single copy) and is not
+ * done before rank 1 receives it; an ordinary one of 8 KiB, inline.  Only
+ * then does it send rank 1 the token after which rank 1 posts its
+ * receives, so no receive can have taken the rendezvous message early.
+ * The model's one-way limit is the header's. */
+static int oneway_rank(int rank, int size, const char *name, void *arg)
+{
+    int creator_set = *(const int *)arg;
+    setenv("IC_SHM_ONEWAY_EAGER_MAX", "2000", 1);
+    ic_transport_t *t = open_rank(name, rank, size);
+    const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
+    uint32_t want = creator_set ? 100 : 4096;
+    int bad = 0;
+    if (st->seg.hdr->oneway_max != want ||
+        t->rndv_oneway_bytes != (double)(st->cma ? want : st->seg.hdr->eager_max)) {
+        printf("  rank %d: oneway_max %u, want %u, rndv_oneway_bytes %g\n", rank,
+               st->seg.hdr->oneway_max, want, t->rndv_oneway_bytes);
+        bad = 25;
+    }
+    enum { N = 8192 };
+    static unsigned char a[N], b[N], c[N];
+    size_t na = want, nb = want + 1;
+    ic_tx_req_t req[4];
+    char done[4];
+    int fin = 0;
+    if (rank == 0) {
+        pat_fill(a, na, 81);
+        pat_fill(b, nb, 82);
+        pat_fill(c, N, 83);
+        t->ops->isend_oneway(t, 1, mkkey(5, 0, 0), a, na, &req[0]);
+        t->ops->isend_oneway(t, 1, mkkey(5, 0, 1), b, nb, &req[1]);
+        t->ops->isend(t, 1, mkkey(5, 0, 2), c, N, &req[2]);
+        for (int k = 0; k < 3; k++) {
+            ic_status_t s = t->ops->test(t, &req[k], &fin);
+            done[k] = (char)fin;
+            if (s != IC_OK || fin != (k != 1 || !st->cma)) {
+                printf("  rank 0: send %d %s after posting\n", k, fin ? "done" : "not done");
+                bad = 26;
+            }
+        }
+        unsigned char token = 1;
+        t->ops->isend(t, 1, mkkey(5, 0, 3), &token, 1, &req[3]);
+        done[3] = 0;
+        if (wait_all(t, req, 4, done) != IC_OK)
+            bad = 27;
+    } else {
+        unsigned char token = 0;
+        t->ops->irecv(t, 0, mkkey(5, 0, 3), &token, 1, &req[3]);
+        if (wait_all(t, &req[3], 1, done) != IC_OK || token != 1)
+            bad = 28;
+        t->ops->irecv(t, 0, mkkey(5, 0, 0), a, na, &req[0]);
+        t->ops->irecv(t, 0, mkkey(5, 0, 1), b, nb, &req[1]);
+        t->ops->irecv(t, 0, mkkey(5, 0, 2), c, N, &req[2]);
+        if (wait_all(t, req, 3, done) != IC_OK || pat_check(a, na, 81) >= 0 ||
+            pat_check(b, nb, 82) >= 0 || pat_check(c, N, 83) >= 0)
+            bad = 29;
+    }
+    t->ops->close(t);
+    return bad;
+}
+
+static void test_oneway_limit(void)
+{
+    for (int creator_set = 0; creator_set < 2; creator_set++) {
+        int status[2] = {0, 0};
+        char name[64], d0[32], d1[32];
+        setenv("IC_SHM_CORES", "64", 1);
+        if (creator_set)
+            setenv("IC_SHM_ONEWAY_EAGER_MAX", "100", 1);
+        int rc = run_job(2, oneway_rank, &creator_set, 30, MARK_BAD, status, name);
+        unsetenv("IC_SHM_ONEWAY_EAGER_MAX");
+        unsetenv("IC_SHM_CORES");
+        CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "one-way limit%s: %s, %s",
+              creator_set ? " (IC_SHM_ONEWAY_EAGER_MAX=100)" : "",
+              describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+        fflush(stdout);
+    }
+}
+
 int main(void)
 {
     test_layout();
+    test_oneway_limit();
     test_crowded_agreement();
     test_eager_max_env();
     test_name_and_mode();

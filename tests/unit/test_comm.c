@@ -483,7 +483,7 @@ static void test_model(ic_comm_t *w)
     OK(ic_comm_get_model(w, &longer.p), longer.p.beta_net == 2e-10 && longer.future_field == 42.0);
     OK(ic_comm_get_model(w, &got), got.beta_net == 2e-10); /* unchanged by failures */
     /* rndv_alpha: set and read back, refused when negative (named); the
-     * transport's rndv_bytes, share_bytes and cores are read-only (one process:
+     * transport's rndv_bytes, share_bytes, cores and rndv_oneway_bytes are read-only (one process:
      * no transport, 0); a caller compiled before rndv_alpha existed gets
      * the default (docs/abi.md). */
     ic_model_params_t rv = links;
@@ -491,9 +491,11 @@ static void test_model(ic_comm_t *w)
     rv.rndv_bytes = 5;
     rv.share_bytes = 7;
     rv.cores = 9;
+    rv.rndv_oneway_bytes = 11;
     OK(ic_comm_set_model(w, &rv), 1);
     OK(ic_comm_get_model(w, &got), got.rndv_alpha == 3e-6 && got.rndv_bytes == 0 &&
-                                       got.share_bytes == 0 && got.cores == 0);
+                                       got.share_bytes == 0 && got.cores == 0 &&
+                                       got.rndv_oneway_bytes == 0);
     bad = rv;
     bad.rndv_alpha = -1e-6;
     ERR(IC_ERR_ARG, "ic_comm_set_model", ic_comm_set_model(w, &bad));

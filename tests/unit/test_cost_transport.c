@@ -135,10 +135,35 @@ static void decisions(void)
     }
 }
 
+/* One-way messages go by rendezvous from rndv_oneway_bytes: a tree's
+ * (one-way) message of 4097-8192 B pays rndv_alpha instead of its second
+ * copy, an exchange's (ic_msg_extra) keeps the copy; above rndv_bytes both
+ * pay rndv_alpha; 0 leaves the one-way price alone. */
+static void oneway(void)
+{
+    ic_model_t m = shm_model(), same = m;
+    m.share_bytes = same.share_bytes = 0;
+    m.rndv_oneway_bytes = 4096;
+    const double sizes[] = {8, 4096, 4097, 8192, 8193, 1 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        double n = sizes[i];
+        double want = n > 4096 ? m.rndv_alpha : n * m.delta;
+        CHECK(ic_msg_extra_oneway(&m, n) == want, "one-way %.0f B: %.3g, want %.3g", n,
+              ic_msg_extra_oneway(&m, n), want);
+        CHECK(ic_msg_extra(&m, n) == ic_msg_extra(&same, n), "exchange %.0f B moved", n);
+        CHECK(ic_msg_extra_oneway(&same, n) == ic_msg_extra(&same, n),
+              "one-way %.0f B without the limit: %.3g", n, ic_msg_extra_oneway(&same, n));
+    }
+    double tree = ic_cost_mst_bcast(4, 6000, &m), eager = ic_cost_mst_bcast(4, 6000, &same);
+    CHECK(fabs(tree - eager - 2 * (m.rndv_alpha - 6000 * m.delta)) < 1e-15,
+          "mst bcast of 6000 B, p = 4: %.6g against %.6g eager", tree, eager);
+}
+
 int main(void)
 {
     papers_unchanged();
     rendezvous();
+    oneway();
     shared_copy();
     decisions();
     printf("test_cost_transport: %d passed, %d failed\n", passed, failed);

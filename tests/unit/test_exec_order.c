@@ -5,9 +5,11 @@
  * sends, each group in program order; and that a step with a dependency
  * waits for it; and that a receive whose bytes a REDUCE waiting for it
  * reads (as source or destination) is posted with ops->irecv_read, every
- * other receive with irecv.  A recording transport stands in for a real
- * one: it notes every isend, irecv and irecv_read and completes each
- * request when tested.
+ * other receive with irecv; and that a send that waits (directly or not)
+ * for every receive of the plan is posted with ops->isend_oneway, every
+ * other one with isend.  A recording transport stands in for a real one:
+ * it notes every isend, isend_oneway, irecv and irecv_read and completes
+ * each request when tested.
  */
 #include "plan/exec.h"
 
@@ -46,6 +48,13 @@ static ic_status_t rec_isend(ic_transport_t *t, int peer, ic_match_key_t key, co
     return post(t, "send", peer, bytes, req);
 }
 
+static ic_status_t rec_isend_oneway(ic_transport_t *t, int peer, ic_match_key_t key,
+                                    const void *buf, size_t bytes, ic_tx_req_t *req)
+{
+    (void)key, (void)buf;
+    return post(t, "oneway", peer, bytes, req);
+}
+
 static ic_status_t rec_irecv(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
                              size_t bytes, ic_tx_req_t *req)
 {
@@ -82,6 +91,7 @@ static ic_status_t rec_progress(ic_transport_t *t)
 static const ic_transport_ops_t rec_ops = {.size = sizeof(ic_transport_ops_t),
                                            .name = "recorder",
                                            .isend = rec_isend,
+                                           .isend_oneway = rec_isend_oneway,
                                            .irecv = rec_irecv,
                                            .irecv_read = rec_irecv_read,
                                            .test = rec_test,
@@ -190,11 +200,78 @@ static void test_read_receives(void)
     expect(&r, want, 5, "receives a reduction reads");
 }
 
+/* Which sends of a prepared plan carry IC_SEND_ONEWAY, as a bit per
+ * step. */
+static unsigned oneway_steps(ic_plan_t *pl)
+{
+    ic_exec_t x;
+    memset(&x, 0, sizeof x);
+    unsigned bits = 0;
+    CHECK(ic_exec_prepare(&x, pl) == IC_OK, "prepare failed");
+    for (size_t i = 0; i < x.plan.nsteps && i < 32; i++)
+        if (x.plan.steps[i].flags & IC_SEND_ONEWAY)
+            bits |= 1u << i;
+    ic_exec_release(&x);
+    return bits;
+}
+
+static void test_oneway_sends(void)
+{
+    /* A tree's inner member: receive, then forward, one send right after
+     * the receive, one after a copy that waits for it. */
+    ic_plan_t pl;
+    ic_plan_init(&pl, 0, 4, IC_COLL_BCAST);
+    long r0 = ic_plan_recv(&pl, 1, 0, ic_loc(IC_BUF_RECV, 0), 16);
+    long s1 = ic_plan_send(&pl, 2, 0, ic_loc(IC_BUF_RECV, 0), 16);
+    long c2 = ic_plan_copy(&pl, ic_loc(IC_BUF_RECV, 0), ic_loc(IC_BUF_RECV, 16), 16);
+    long s3 = ic_plan_send(&pl, 3, 0, ic_loc(IC_BUF_RECV, 16), 16);
+    CHECK(r0 == 0 && s1 == 1 && c2 == 2 && s3 == 3, "step indices %ld %ld %ld %ld", r0, s1, c2,
+          s3);
+    rec_t r;
+    run(&pl, &r, sbuf, rbuf);
+    static const char *const tree[] = {"recv 1 16", "oneway 2 16", "oneway 3 16"};
+    expect(&r, tree, 3, "a tree member's forwards");
+
+    /* A root: no receive at all. */
+    ic_plan_init(&pl, 0, 4, IC_COLL_SCATTER);
+    ic_plan_send(&pl, 1, 0, ic_loc(IC_BUF_SEND, 0), 8);
+    ic_plan_send(&pl, 2, 0, ic_loc(IC_BUF_SEND, 8), 8);
+    CHECK(oneway_steps(&pl) == 0x3u, "a root's sends are not both one-way");
+
+    /* An exchange and a send that waits for one of two receives: none. */
+    ic_plan_init(&pl, 0, 4, IC_COLL_ALLTOALL);
+    ic_plan_send(&pl, 1, 0, ic_loc(IC_BUF_SEND, 0), 8);
+    long ra = ic_plan_recv(&pl, 1, 0, ic_loc(IC_BUF_RECV, 0), 8);
+    ic_plan_recv(&pl, 2, 0, ic_loc(IC_BUF_RECV, 8), 8);
+    long sb = ic_plan_send(&pl, 3, 0, ic_loc(IC_BUF_RECV, 0), 8);
+    ic_plan_add_dep(&pl, sb, ra);
+    CHECK(oneway_steps(&pl) == 0, "an exchange's send or one before a receive marked one-way");
+
+    /* 65 receives, and a send that waits for all of them: left unmarked;
+     * with 64 it is marked. */
+    for (int nrecv = 64; nrecv <= 65; nrecv++) {
+        ic_plan_init(&pl, 0, 4, IC_COLL_GATHER);
+        for (int k = 0; k < nrecv; k++)
+            ic_plan_recv(&pl, 1 + k % 3, (uint32_t)k, ic_loc(IC_BUF_RECV, (size_t)k * 8), 8);
+        long last = ic_plan_send(&pl, 1, 99, ic_loc(IC_BUF_RECV, 0), (size_t)nrecv * 8);
+        for (int k = 0; k < nrecv; k++)
+            ic_plan_add_dep(&pl, last, k);
+        ic_exec_t x;
+        memset(&x, 0, sizeof x);
+        CHECK(last == nrecv && ic_exec_prepare(&x, &pl) == IC_OK, "prepare failed");
+        bool marked = (x.plan.steps[nrecv].flags & IC_SEND_ONEWAY) != 0;
+        CHECK(marked == (nrecv == 64), "%d receives: the send %s one-way", nrecv,
+              marked ? "is" : "is not");
+        ic_exec_release(&x);
+    }
+}
+
 int main(void)
 {
     test_small_sends_first();
     test_dependent_send_waits();
     test_read_receives();
+    test_oneway_sends();
     printf("test_exec_order: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

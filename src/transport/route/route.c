@@ -63,17 +63,32 @@ static ic_status_t check_peer(const ic_transport_t *tt, int peer, const void *re
     return IC_OK;
 }
 
-static ic_status_t op_isend(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
-                            size_t bytes, ic_tx_req_t *req)
+/* A send on the backend that reaches peer; oneway: by its isend_oneway
+ * where it has one (transport.h). */
+static ic_status_t post_send(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                             size_t bytes, ic_tx_req_t *req, bool oneway)
 {
     ic_status_t st = check_peer(tt, peer, req, "isend");
     if (st != IC_OK)
         return st;
     int sp, which;
     ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
-    st = s->ops->isend(s, sp, key, buf, bytes, req);
+    st = oneway && s->ops->isend_oneway ? s->ops->isend_oneway(s, sp, key, buf, bytes, req)
+                                        : s->ops->isend(s, sp, key, buf, bytes, req);
     req->opaque[ROUTE_WORD] = (uint64_t)which;
     return st;
+}
+
+static ic_status_t op_isend(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                            size_t bytes, ic_tx_req_t *req)
+{
+    return post_send(tt, peer, key, buf, bytes, req, false);
+}
+
+static ic_status_t op_isend_oneway(ic_transport_t *tt, int peer, ic_match_key_t key,
+                                   const void *buf, size_t bytes, ic_tx_req_t *req)
+{
+    return post_send(tt, peer, key, buf, bytes, req, true);
 }
 
 /* A receive on the backend that reaches peer; read: by its irecv_read
@@ -281,6 +296,7 @@ static const ic_transport_ops_t route_ops = {
     .size = sizeof(ic_transport_ops_t),
     .name = "route",
     .isend = op_isend,
+    .isend_oneway = op_isend_oneway,
     .irecv = op_irecv,
     .irecv_read = op_irecv_read,
     .test = op_test,
@@ -334,6 +350,7 @@ ic_status_t ic_route_open(int rank, int size, ic_transport_t *local, const int *
     t->nremote = nremote;
     if (local && nremote == 0) { /* every peer on this host: its protocols */
         t->base.rndv_bytes = local->rndv_bytes;
+        t->base.rndv_oneway_bytes = local->rndv_oneway_bytes;
         t->base.share_bytes = local->share_bytes;
         t->base.cores = local->cores;
     }

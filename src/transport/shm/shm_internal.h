@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 8u /* 8: queue messages carry stamps (shm_queue.h) */
+#define SHM_VERSION 9u /* 9: oneway_max in the header */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -52,6 +52,7 @@ typedef struct shm_hdr {
     uint32_t ncells, chunk, nchunks, eager_max;
     uint32_t crowded; /* 1: the creator found more ranks than cores (shm_segment.c) */
     uint32_t cores;   /* the cores the creator found (ic_shm_cores): every rank's model */
+    uint32_t oneway_max; /* the eager limit of a one-way send (<= eager_max, shm_segment.c) */
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;
@@ -165,6 +166,7 @@ typedef struct shm_req {
     uint8_t kind, state, chunked;
     uint8_t streamed; /* moved through the bulk buffer with streaming copies (shm_rndv.c) */
     uint8_t read_after; /* receive whose bytes are read here next (ops->irecv_read) */
+    uint8_t eager;      /* send: goes inline, within its eager limit (shm_isend) */
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
                "shm_req_t must fit in the backend's part of ic_tx_req_t");
@@ -239,6 +241,8 @@ typedef struct shm_transport {
     uint32_t scanned_bell; /* doorbell value at the last queue scan */
     int force_scan;
     int cma;             /* single-copy (process_vm_readv) in use */
+    uint32_t oneway_max; /* eager limit of ops->isend_oneway: the header's with single copy
+                          * and a core per rank, else eager_max */
     uint32_t nbacklog;   /* backlogged sends + FINs, over all peers */
     uint32_t nchunked;   /* chunked sends and receives in flight */
     uint32_t nshared;    /* shared receives in flight (shm_share.c) */

@@ -89,7 +89,7 @@ int ic_shm_push_send(shm_transport_t *t, shm_req_t *r)
     memset(&m, 0, sizeof m);
     set_key(&m, &r->key);
     m.len = r->bytes;
-    if (r->bytes <= t->seg.hdr->eager_max) {
+    if (r->eager) {
         m.type = SHM_MSG_EAGER;
         return ic_shm_q_push(&P->out, &m, r->buf, r->bytes);
     }
@@ -110,7 +110,7 @@ int ic_shm_push_send(shm_transport_t *t, shm_req_t *r)
  * sends wait for the receiver. */
 void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r)
 {
-    if (r->bytes <= t->seg.hdr->eager_max) {
+    if (r->eager) {
         ic_shm_complete(t, r, IC_OK);
         return;
     }

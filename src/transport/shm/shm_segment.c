@@ -49,6 +49,18 @@
  * IC_SHM_EAGER_MAX=BYTES sets eager_max for a job (at most a quarter of a
  * queue); the creator's value decides, like the core count: attaching
  * ranks accept any eager_max the layout can hold.
+ *
+ * One-way messages (ops->isend_oneway: the sender receives nothing while
+ * the message is on its way) go inline only up to oneway_max = 4 KiB when
+ * every rank has a core and single copy works.  Such a message's two
+ * eager copies run one after the other (the sender's into the queue, then
+ * the receiver's out of it), where an exchange's overlap with the peer's;
+ * on the Intel Xeon VM (2 ranks, 2026-12-01, docs/perf/transport-model.md,
+ * "One-way messages") a 6-16 KiB bcast, reduce, scatter, gather, scan or
+ * exscan took 0.53-0.85 of its time by rendezvous, 2-3 KiB ones 1.2-1.5,
+ * 4 KiB ones the same, while the exchanges of 6-16 KiB lost up to 1.22.
+ * IC_SHM_ONEWAY_EAGER_MAX=BYTES sets it (at most eager_max); crowded jobs
+ * keep eager_max for both.
  * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
  * (4 p^2) bytes, clamped to 4..32 KiB.  So p = 64 maps about 130 MiB,
  * p = 16 about 40 MiB.  The whole segment is reserved with posix_fallocate at creation
@@ -83,6 +95,7 @@ struct ic_shm_job {
 #define MAX_CELLS_CROWDED 8192u
 #define EAGER_MAX 16384u
 #define EAGER_MAX_CROWDED (32u << 10)
+#define ONEWAY_EAGER_MAX 4096u
 #define NCHUNKS 4u
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -123,6 +136,7 @@ void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
     uint64_t quarter = eager_room(h->ncells);
     uint64_t eager = crowded ? EAGER_MAX_CROWDED : EAGER_MAX;
     h->eager_max = (uint32_t)(quarter < eager ? quarter : eager);
+    h->oneway_max = crowded || h->eager_max < ONEWAY_EAGER_MAX ? h->eager_max : ONEWAY_EAGER_MAX;
     h->rank_off = align_up(sizeof(shm_hdr_t), 64);
     h->queue_off = align_up(h->rank_off + (uint64_t)p * sizeof(shm_rank_t), 4096);
     h->queue_stride = align_up(shm_q_bytes(h->ncells), 64);
@@ -188,6 +202,9 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     uint64_t quarter = eager_room(lay.ncells);
     uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
     lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
+    uint64_t oneway = ic_shm_env_u64("IC_SHM_ONEWAY_EAGER_MAX",
+                                     lay.crowded ? lay.eager_max : lay.oneway_max);
+    lay.oneway_max = (uint32_t)(oneway < lay.eager_max ? oneway : lay.eager_max);
     if (fchmod(fd, 0600) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
         goto fail_unlink;
@@ -232,6 +249,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     h->chunk = lay.chunk;
     h->nchunks = lay.nchunks;
     h->eager_max = lay.eager_max;
+    h->oneway_max = lay.oneway_max;
     h->crowded = lay.crowded;
     h->cores = (uint32_t)cores;
     h->tag = lay.tag;
@@ -352,7 +370,7 @@ ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg)
         h->bulk_data_off != want.bulk_data_off ||
         h->bulk_stride != want.bulk_stride || h->ncells != want.ncells ||
         h->chunk != want.chunk || h->nchunks != want.nchunks ||
-        h->eager_max > eager_room(want.ncells)) {
+        h->eager_max > eager_room(want.ncells) || h->oneway_max > h->eager_max) {
         st = ic_set_error(IC_ERR_TRANSPORT,
                           "ic_shm_open: the layout in %s's header is not the one for %d ranks "
                           "(corrupt, or written by another version)",

@@ -6,8 +6,10 @@
  * shm_segment.c.
  *
  * Protocols.  A message of at most eager_max bytes (16 KiB for p <= 11,
- * 8 KiB up to p = 32; up to 64 KiB when the ranks outnumber the cores;
- * IC_SHM_EAGER_MAX; shm_segment.c)
+ * 8 KiB up to p = 32; 32 KiB when the ranks outnumber the cores;
+ * IC_SHM_EAGER_MAX; shm_segment.c), or a
+ * one-way one (ops->isend_oneway) of at most oneway_max (4 KiB with single
+ * copy and a core per rank; IC_SHM_ONEWAY_EAGER_MAX),
  * is copied inline into the pair's SPSC queue (shm_queue.h): the send
  * completes as soon as it is in the queue (or, if the queue is full,
  * once a later progress call has put it there).  A larger one goes by
@@ -74,14 +76,17 @@ static shm_req_t *init_req(ic_tx_req_t *req, int kind, int peer, ic_match_key_t 
     return r;
 }
 
-static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
-                             size_t bytes, ic_tx_req_t *req)
+/* A send; eager_max: the largest message it sends inline (the segment's,
+ * or a one-way send's lower one, ops->isend_oneway). */
+static ic_status_t post_send(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                             size_t bytes, ic_tx_req_t *req, uint32_t eager_max)
 {
     shm_transport_t *t = (shm_transport_t *)tt;
     ic_status_t st = check_args(tt, peer, buf, bytes, req, "isend");
     if (st != IC_OK)
         return st;
     shm_req_t *r = init_req(req, SHM_RQ_SEND, peer, key, (void *)(uintptr_t)buf, bytes);
+    r->eager = bytes <= eager_max;
     shm_peer_t *P = &t->peers[peer];
     P->npending++;
     ic_shm_note_call(t, &key);
@@ -90,7 +95,7 @@ static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, c
         ic_shm_complete(t, r, ic_shm_notice_error(n));
         return IC_OK;
     }
-    if (bytes > t->seg.hdr->eager_max)
+    if (!r->eager)
         r->xfer = t->next_xfer++;
     if (!P->backlog.head && P->nfins == 0 && ic_shm_push_send(t, r)) {
         ic_shm_ring_msg(t, peer);
@@ -101,6 +106,24 @@ static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, c
         t->nbacklog++;
     }
     return IC_OK;
+}
+
+static ic_status_t shm_isend(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                             size_t bytes, ic_tx_req_t *req)
+{
+    return post_send(tt, peer, key, buf, bytes, req, ((shm_transport_t *)tt)->seg.hdr->eager_max);
+}
+
+/* A one-way message (transport.h): nothing of this rank waits on the peer
+ * while it is on its way, so the second copy of an eager message is on
+ * the call's critical path and a single copy pays from oneway_max on
+ * (4 KiB, shm_segment.c). */
+static ic_status_t shm_isend_oneway(ic_transport_t *tt, int peer, ic_match_key_t key,
+                                    const void *buf, size_t bytes, ic_tx_req_t *req)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    return post_send(tt, peer, key, buf, bytes, req,
+                     peer == t->base.rank ? t->seg.hdr->eager_max : t->oneway_max);
 }
 
 /* A receive; read_after: its bytes are read here next (ops->irecv_read),
@@ -336,6 +359,7 @@ static const ic_transport_ops_t shm_ops = {
     .size = sizeof(ic_transport_ops_t),
     .name = "shm",
     .isend = shm_isend,
+    .isend_oneway = shm_isend_oneway,
     .irecv = shm_irecv,
     .irecv_read = shm_irecv_read,
     .test = shm_test,
@@ -435,6 +459,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     if (st != IC_OK)
         goto fail;
     t->cma = atomic_load(&h->cma_ok) != 0;
+    t->oneway_max = t->cma && !t->oversubscribed ? h->oneway_max : h->eager_max;
     for (int j = 0; j < size; j++) /* every pid is in the segment now */
         if (j != rank)
             t->peers[j].pidfd = ic_shm_pidfd_open((pid_t)atomic_load(&t->seg.ranks[j].pid));
@@ -453,6 +478,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
      * stays. */
     if (!t->oversubscribed) {
         t->base.rndv_bytes = (double)h->eager_max;
+        t->base.rndv_oneway_bytes = (double)t->oneway_max;
         t->base.share_bytes = t->cma ? (double)t->share_min : 0;
     } else { /* pipelines are priced and cut for this many (model.h) */
         t->base.cores = (double)h->cores; /* the creator's count: every rank prices alike */
