@@ -172,7 +172,8 @@ double ic_cost_scan(int n, size_t bytes, bool exclusive, bool in_place, const ic
         double msg = mr.alpha + (double)bytes * mr.beta + ic_msg_extra(&mr, (double)bytes);
         /* A member that receives in no round from this one on (i < d)
          * sends one-way (the executor's IC_SEND_ONEWAY). */
-        double oneway = mr.alpha + (double)bytes * mr.beta + ic_msg_extra_oneway(&mr, (double)bytes);
+        double oneway =
+            mr.alpha + (double)bytes * mr.beta + ic_msg_extra_oneway(&mr, (double)bytes);
         for (int i = 0; i + d < n; i++) {
             double start = dmax(dmax(x[i], sfree[i]), yfree[i + d]);
             sfree[i] = start + (i < d ? oneway : msg);

@@ -78,7 +78,7 @@ typedef struct ic_transport_ops {
      * plan.h), so nothing of this rank waits on the peer meanwhile.  A
      * backend whose single-copy protocol saves the second copy of an
      * eager message at the price of a start-up may take it for smaller
-     * messages then (shm: above oneway_eager_max, shm_transport.c); the
+     * messages then (shm: above oneway_max, shm_transport.c); the
      * cost model learns the size from rndv_oneway_bytes.  Matching and
      * completion are isend's. */
     ic_status_t (*isend_oneway)(ic_transport_t *t, int peer, ic_match_key_t key,
@@ -162,9 +162,9 @@ struct ic_transport {
      * messages of more than rndv_bytes go by rendezvous, one-way ones
      * (ops->isend_oneway) of more than rndv_oneway_bytes; one-way messages
      * of at least share_bytes are copied by both ends.  0: no such
-     * protocol (rndv_oneway_bytes 0: the same as rndv_bytes).  cores: the processors the instance's ranks share when
-     * they outnumber them (0: a core per rank).  The same on every rank of
-     * the instance. */
+     * protocol (rndv_oneway_bytes 0: the same as rndv_bytes).  cores: the
+     * processors the instance's ranks share when they outnumber them (0: a
+     * core per rank).  The same on every rank of the instance. */
     double rndv_bytes, share_bytes, cores, rndv_oneway_bytes;
 };
 
