@@ -21,6 +21,11 @@ void ic_run_deactivate(ic_request_t *r); /* takes it off */
 ic_status_t ic_run_progress_all(ic_request_t *mine, int *mine_done);
 /* Runs r until it completes, fails, or the communicator's IC_TIMEOUT passes. */
 ic_status_t ic_run_wait(ic_request_t *r);
+/* ic_run_wait of a blocking run just started and not on the list: r is
+ * advanced alone first, and a run that ends there (its messages all left
+ * at once: a gather's non-root, a 2-rank broadcast's root) never joins the
+ * list; else it joins and waits. */
+ic_status_t ic_run_blocking(ic_request_t *r);
 /* The status of a run that is over. */
 ic_status_t ic_run_ended_status(const ic_request_t *r);
 /* Tells every other member of comm that this rank will not take part in

@@ -261,8 +261,32 @@ static ic_status_t blocking_status(const char *fn, ic_status_t st)
  * handle (before the key comparison reads it) and the buffers.  Returns
  * false, having run nothing, on a miss or on anything unusual: the full
  * way then checks (and reports) everything. */
+static void remember(ic_coll_memo_t *m, const char *fn, const ic_comm_t *comm, ic_request_t *r,
+                     ic_status_t st)
+{
+    if (!m)
+        return;
+    m->r = st == IC_OK && r && r->cached && comm->cache_epoch[r->key.coll] != 0 ? r : NULL;
+    m->coll = r ? r->key.coll : IC_COLL_BARRIER;
+    m->epoch = r ? comm->cache_epoch[r->key.coll] : 0;
+    m->fn = fn;
+    m->algo = r ? r->algo : NULL;
+}
+
+/* Starts r (a plan of comm, ic_run_lock held) and runs it to completion. */
+static ic_status_t run_blocking(ic_comm_t *comm, ic_request_t *r, const void *sendbuf,
+                                void *recvbuf)
+{
+    r->sendbuf = sendbuf;
+    r->recvbuf = recvbuf;
+    r->persistent = 0;
+    ic_exec_start(&r->x, comm->t, comm->world, comm->id, ic_coll_take_seq(comm), r->sig, sendbuf,
+                  recvbuf);
+    return ic_run_blocking(r);
+}
+
 static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const void *sendbuf,
-                       void *recvbuf, ic_status_t *st)
+                       void *recvbuf, ic_status_t *st, ic_coll_memo_t *m)
 {
     if ((unsigned)a->coll >= IC_COLL_COUNT ||
         (ic_coll_reduces(a->coll) && (!a->op || !ic_op_valid(a->op))))
@@ -276,21 +300,43 @@ static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const
         pthread_mutex_unlock(&ic_run_lock);
         return false;
     }
-    r->sendbuf = sendbuf;
-    r->recvbuf = recvbuf;
-    r->persistent = 0;
-    ic_exec_start(&r->x, comm->t, comm->world, comm->id, ic_coll_take_seq(comm), r->sig, sendbuf,
-                  recvbuf);
-    ic_run_activate(r);
-    *st = ic_run_wait(r);
+    *st = run_blocking(comm, r, sendbuf, recvbuf);
+    remember(m, fn, comm, r, *st);
     pthread_mutex_unlock(&ic_run_lock);
     *st = blocking_status(fn, *st);
     return true;
 }
 
-ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
-                        const void *sendbuf, void *recvbuf, ic_mode_t mode,
-                        ic_request_t **req)
+bool ic_coll_run_again(ic_comm_t *comm, const ic_coll_memo_t *m, const void *sendbuf,
+                       void *recvbuf, ic_status_t *st)
+{
+    ic_request_t *r = m->r;
+    if (!r || atomic_load_explicit(&comm->failed, memory_order_acquire) != IC_OK ||
+        (comm->check && comm->size > 1))
+        return false;
+    /* ic_call_decode for the remembered call: its IC_IN_PLACE flags are
+     * in the plan's key. */
+    if (sendbuf == IC_IN_PLACE)
+        sendbuf = NULL;
+    if (recvbuf == IC_IN_PLACE)
+        recvbuf = NULL;
+    pthread_mutex_lock(&ic_run_lock);
+    /* The epoch first: only a plan still cached may be looked at. */
+    if (m->epoch != comm->cache_epoch[m->coll] || r->active || (r->send_bytes > 0 && !sendbuf) ||
+        (r->recv_bytes > 0 && !recvbuf) ||
+        ic_call_buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
+        pthread_mutex_unlock(&ic_run_lock);
+        return false;
+    }
+    *st = run_blocking(comm, r, sendbuf, recvbuf);
+    pthread_mutex_unlock(&ic_run_lock);
+    *st = blocking_status(m->fn, *st);
+    return true;
+}
+
+static ic_status_t coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
+                            const void *sendbuf, void *recvbuf, ic_mode_t mode,
+                            ic_request_t **req, ic_coll_memo_t *m)
 {
     ic_status_t st = ic_comm_check(fn, comm);
     if (st != IC_OK)
@@ -298,7 +344,9 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     if (atomic_load_explicit(&comm->failed, memory_order_acquire) != IC_OK)
         return ic_run_revoked(fn, comm);
     int checked = comm->check && mode != IC_MODE_PERSISTENT && comm->size > 1;
-    if (mode == IC_MODE_BLOCKING && !checked && run_cached(fn, comm, a, sendbuf, recvbuf, &st))
+    if (m)
+        m->r = NULL;
+    if (mode == IC_MODE_BLOCKING && !checked && run_cached(fn, comm, a, sendbuf, recvbuf, &st, m))
         return st;
     st = check_call(fn, comm, a, &sendbuf, &recvbuf, mode, req);
     if (st != IC_OK)
@@ -352,8 +400,23 @@ ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
     st = ic_run_wait(r);
     if (once)
         ic_request_destroy(r);
+    else if (!checked)
+        remember(m, fn, comm, r, st);
     pthread_mutex_unlock(&ic_run_lock);
     return blocking_status(fn, st);
+}
+
+ic_status_t ic_coll_run(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
+                        const void *sendbuf, void *recvbuf, ic_mode_t mode,
+                        ic_request_t **req)
+{
+    return coll_run(fn, comm, a, sendbuf, recvbuf, mode, req, NULL);
+}
+
+ic_status_t ic_coll_run_memo(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
+                             const void *sendbuf, void *recvbuf, ic_coll_memo_t *m)
+{
+    return coll_run(fn, comm, a, sendbuf, recvbuf, IC_MODE_BLOCKING, NULL, m);
 }
 
 void ic_comm_drop_cache(ic_comm_t *comm)

@@ -11,6 +11,7 @@
 #include "plan/exec.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 
 typedef enum ic_mode { IC_MODE_BLOCKING, IC_MODE_NONBLOCKING, IC_MODE_PERSISTENT } ic_mode_t;
 
@@ -45,6 +46,32 @@ void ic_request_destroy(ic_request_t *r);
 /* The process-wide progress lock: it guards the active runs and is every
  * transport's guard (transport.h). */
 pthread_mutex_t *ic_coll_guard(void);
+
+/* A blocking call its caller remembers (the MPI drop-in's memo of its
+ * last calls, src/mpi_shim/memo.c): the cached plan it ran, the epoch of
+ * its collective's ways in the cache then (unique in the process; it
+ * changes whenever they lose or gain a plan), the public name and the
+ * algorithm.  r is good while that epoch is still epoch. */
+typedef struct ic_coll_memo {
+    struct ic_request *r;   /* NULL: nothing remembered */
+    uint64_t epoch;
+    ic_coll_t coll;
+    const char *fn, *algo;
+} ic_coll_memo_t;
+
+/* ic_coll_run of a blocking call that also fills *m when the call ran a
+ * plan that stays cached (else m->r = NULL). */
+ic_status_t ic_coll_run_memo(const char *fn, ic_comm_t *comm, ic_coll_args_t *a,
+                             const void *sendbuf, void *recvbuf, ic_coll_memo_t *m);
+/* Runs the plan m remembers again, blocking, with new buffers (IC_IN_PLACE
+ * where that call had it): the call ic_coll_run would run for arguments
+ * equal to that call's, without looking them up.  The caller vouches that
+ * the arguments but the buffers are those of the remembered call.  Returns
+ * false, having done nothing, when the plan is no longer cached, the
+ * communicator failed or checks its calls (IC_CHECK), or a buffer is NULL
+ * or overlapping: the caller then takes the full way, which reports it. */
+bool ic_coll_run_again(ic_comm_t *comm, const ic_coll_memo_t *m, const void *sendbuf,
+                       void *recvbuf, ic_status_t *st);
 
 /* The catalog entry that ran (or runs) a call: of request req, or, with
  * req NULL, of comm's last blocking call of coll (NULL if none). */

@@ -65,6 +65,9 @@ struct ic_comm {
                               * plans, most recently used first (coll_run.c) */
     uint64_t cache_gen;      /* the cache's generation, unique in the process; 0 until
                               * first needed and after the cache is dropped */
+    uint64_t cache_epoch[IC_COLL_COUNT]; /* per collective: changes whenever a plan
+                              * joins or leaves its ways; unique in the process, 0
+                              * before the first plan */
     ic_strategy_t strategy[IC_STRATEGY_SLOTS];  /* decisions, round robin */
     _Atomic int failed;      /* IC_OK, or the error that failed a collective on it
                               * (written under the progress lock, read without) */

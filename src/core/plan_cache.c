@@ -87,6 +87,16 @@ int ic_plan_key_copy(ic_request_t *r, const ic_coll_args_t *a, int p)
 }
 
 static _Atomic uint64_t next_cache_gen = 1;
+static _Atomic uint64_t next_cache_epoch = 1;
+
+/* A plan joins or leaves the ways of collective coll in comm's cache:
+ * what callers remember of them (ic_coll_memo_t) is stale.  The new epoch
+ * is unique in the process, so a communicator made where a freed one was
+ * never matches its memos. */
+static void cache_changed(ic_comm_t *comm, int coll)
+{
+    comm->cache_epoch[coll] = atomic_fetch_add(&next_cache_epoch, 1);
+}
 
 /* comm's cache generation, made when first needed.  run_lock held. */
 uint64_t ic_plan_cache_gen(ic_comm_t *comm)
@@ -106,6 +116,7 @@ void ic_plan_cache_put(ic_comm_t *comm, ic_request_t *r)
     ways[0] = r;
     r->cached = 1;
     r->home_gen = 0;
+    cache_changed(comm, r->key.coll);
 }
 
 /* A cached plan for the call a, or NULL.  Blocking: it moves to the front
@@ -132,6 +143,7 @@ ic_request_t *ic_plan_cache_take(ic_comm_t *comm, ic_coll_args_t *a, ic_mode_t m
         memmove(ways + hit, ways + hit + 1, (size_t)(IC_PLAN_CACHE_WAYS - 1 - hit) * sizeof *ways);
         ways[IC_PLAN_CACHE_WAYS - 1] = NULL;
         r->cached = 0;
+        cache_changed(comm, a->coll);
     }
     return r;
 }
@@ -158,4 +170,6 @@ void ic_plan_cache_clear(ic_comm_t *comm)
             comm->cache[c][i] = NULL;
         }
     comm->cache_gen = 0; /* plans lent to nonblocking calls do not come back */
+    for (int c = 0; c < IC_COLL_COUNT; c++)
+        cache_changed(comm, c);
 }

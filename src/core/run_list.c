@@ -166,23 +166,26 @@ void ic_coll_set_idle_hook(void (*fn)(void))
 
 /* Runs r until it completes, fails, or the communicator's timeout
  * (IC_TIMEOUT) passes: a peer that hangs without dying.  Called with
- * ic_run_lock held; the transport's wait lets it go while it sleeps. */
-ic_status_t ic_run_wait(ic_request_t *r)
+ * ic_run_lock held; the transport's wait lets it go while it sleeps.
+ * advanced: r has just been advanced, so the first pass waits first. */
+static ic_status_t run_wait(ic_request_t *r, bool advanced)
 {
     if (!r->active)
         return ic_run_ended_status(r);
     void (*hook)(void) = atomic_load(&idle_hook);
     double limit = r->comm->timeout, start = 0, now = 0, next_hook = 0;
     bool timed = limit > 0 || hook;
-    ic_status_t st;
+    ic_status_t st = IC_OK;
     nwaiters++;
     /* The clock is read only once the run has had to wait, and then on
      * every CLOCK_EVERY-th pass: most short calls never read it. */
     for (unsigned pass = 0;; pass++) {
-        int done;
-        st = ic_run_progress_all(r, &done);
-        if (st != IC_OK || done || !r->active)
-            break;
+        if (pass > 0 || !advanced) {
+            int done;
+            st = ic_run_progress_all(r, &done);
+            if (st != IC_OK || done || !r->active)
+                break;
+        }
         if (timed && pass % CLOCK_EVERY == 1) {
             now = now_s();
             if (pass == 1) {
@@ -212,4 +215,23 @@ ic_status_t ic_run_wait(ic_request_t *r)
     }
     nwaiters--;
     return st;
+}
+
+ic_status_t ic_run_wait(ic_request_t *r)
+{
+    return run_wait(r, false);
+}
+
+ic_status_t ic_run_blocking(ic_request_t *r)
+{
+    int done = 0;
+    ic_status_t st = ic_exec_progress(&r->x, &done);
+    if (st != IC_OK) {
+        run_fail(r, st);
+        return st;
+    }
+    if (done)
+        return IC_OK;
+    ic_run_activate(r);
+    return run_wait(r, true);
 }

@@ -56,10 +56,10 @@ static const char *const reasons[SHIM_NREASONS] = {
     [SHIM_R_BADCOMM] = "invalid communicator",
 };
 
-/* A served call whose algorithm's name is not in a slot yet (or is, but
- * as another pointer to the same text): under the lock.  Not inlined, so
- * that shim_count_served's usual case stays a few instructions. */
-__attribute__((noinline)) static void count_new_algo(fstats_t *s, const char *algo)
+/* The slot of an algorithm whose name is not in one yet (or is, but as
+ * another pointer to the same text): under the lock.  Not inlined, so
+ * that shim_served_counter's usual case stays a few instructions. */
+__attribute__((noinline)) static _Atomic long *new_algo_slot(fstats_t *s, const char *algo)
 {
     pthread_mutex_lock(&stats_lock);
     /* Names are the catalog's constants: the same pointer is the same
@@ -71,25 +71,29 @@ __attribute__((noinline)) static void count_new_algo(fstats_t *s, const char *al
         i = MAX_ALGOS - 1; /* the last slot collects the rest */
     if (!s->algo[i])
         s->algo[i] = algo;
-    s->algo_n[i]++;
     pthread_mutex_unlock(&stats_lock);
+    return &s->algo_n[i];
 }
 
-void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
+_Atomic long *shim_served_counter(int coll, shim_form_t form, int wide, const char *algo)
 {
     fstats_t *s = &stats[coll][form][wide != 0];
     /* The usual case without the lock: the name has its slot already (a
      * slot, once set, never changes). */
     for (int i = 0; i < MAX_ALGOS; i++) {
         const char *a = atomic_load_explicit(&s->algo[i], memory_order_acquire);
-        if (a == algo) {
-            atomic_fetch_add_explicit(&s->algo_n[i], 1, memory_order_relaxed);
-            return;
-        }
+        if (a == algo)
+            return &s->algo_n[i];
         if (!a)
             break;
     }
-    count_new_algo(s, algo);
+    return new_algo_slot(s, algo);
+}
+
+void shim_count_served(int coll, shim_form_t form, int wide, const char *algo)
+{
+    atomic_fetch_add_explicit(shim_served_counter(coll, form, wide, algo), 1,
+                              memory_order_relaxed);
 }
 
 void shim_count_fallback(int coll, shim_form_t form, int wide, shim_reason_t why)

@@ -21,6 +21,7 @@
  * intercom the same call.
  */
 #include "mpi_shim/exec.h"
+#include "mpi_shim/memo.h"
 
 #include "base/dtype.h"
 #include "base/status.h"
@@ -174,7 +175,16 @@ static int run_simple(const shim_call_t *c, ic_comm_t *ic, const ic_op_t *op,
     if (!fn)
         return 0;
     a.op = op;
-    ic_status_t st = ic_coll_run(fn, ic, &a, sb, rb, IC_MODE_BLOCKING, NULL);
+    ic_comm_t *mic = NULL;
+    shim_memo_t *memo = shim_comm_memo(c->comm, &mic);
+    shim_memo_way_t *way = memo && mic == ic ? shim_memo_slot(memo, c, ic, op, t) : NULL;
+    ic_status_t st;
+    if (way) {
+        st = ic_coll_run_memo(fn, ic, &a, sb, rb, shim_memo_run_state(way));
+        shim_memo_keep(memo, way, c, ic, sb, rb);
+    } else {
+        st = ic_coll_run(fn, ic, &a, sb, rb, IC_MODE_BLOCKING, NULL);
+    }
     const char *algo = ic_request_algo(NULL, ic, a.coll);
     *rc = st == IC_OK ? MPI_SUCCESS : shim_error(c->comm, st);
     shim_count_served(c->coll, SHIM_BLOCKING, c->wide, algo ? algo : "failed");
@@ -217,6 +227,11 @@ int shim_collective(const shim_call_t *c, MPI_Request *req, int *rc)
     ic_comm_t *ic = NULL;
     if (shim_disabled(c->coll))
         goto fall_back;
+    if (c->form == SHIM_BLOCKING) { /* a call like a recent one: its plan again (memo.c) */
+        shim_memo_t *memo = shim_comm_memo(c->comm, &ic);
+        if (memo && shim_memo_run(memo, ic, c, rc))
+            return 1;
+    }
     if (is_reduction(c->coll)) {
         why = SHIM_R_NOTYPE; /* an invalid datatype: MPI reports it */
         if (!(t = reduction_type(c->stype, &decoded)) || !(op = shim_op(c->op, t, &why)))

@@ -26,6 +26,7 @@
  * applies as usual.
  */
 #include "mpi_shim/shim.h"
+#include "mpi_shim/memo.h"
 
 #include "base/status.h"
 #include "core/comm.h"
@@ -42,10 +43,12 @@ typedef struct shim_comm {
     long long salt;    /* agreed by its members; unique among live ones */
     ic_comm_t *ic;     /* NULL: falls back for why */
     shim_reason_t why;
+    shim_memo_t *_Atomic memo; /* its last blocking calls (memo.c), made when first needed */
     struct shim_comm *next;
 } shim_comm_t;
 
 static ic_comm_t *world;
+static shim_memo_t *_Atomic world_memo;
 /* Grows whenever a communicator's intercom side goes (delete_attr), so
  * that a handle MPI gives to a new communicator after freeing the old one
  * is never taken for the old one. */
@@ -267,6 +270,38 @@ ic_comm_t *shim_comm(MPI_Comm comm, shim_reason_t *why)
     return comm_of(comm, why);
 }
 
+/* *slot's memo, made if missing (a thread that loses the race to make it
+ * frees its own). */
+static shim_memo_t *memo_of(shim_memo_t *_Atomic *slot)
+{
+    shim_memo_t *m = atomic_load_explicit(slot, memory_order_acquire);
+    if (m)
+        return m;
+    shim_memo_t *fresh = shim_memo_new(), *none = NULL;
+    if (!fresh)
+        return NULL;
+    if (atomic_compare_exchange_strong(slot, &none, fresh))
+        return fresh;
+    shim_memo_free(fresh);
+    return none;
+}
+
+shim_memo_t *shim_comm_memo(MPI_Comm comm, ic_comm_t **ic)
+{
+    if (!world)
+        return NULL;
+    if (comm == MPI_COMM_WORLD) {
+        *ic = world;
+        return memo_of(&world_memo);
+    }
+    unsigned long gen = atomic_load_explicit(&comms_gen, memory_order_acquire);
+    shim_comm_t *sc = last_comm.sc;
+    if (!sc || last_comm.comm != comm || last_comm.gen != gen || !sc->ic)
+        return NULL;
+    *ic = sc->ic;
+    return memo_of(&sc->memo);
+}
+
 /* MPI_Comm_free (or MPI_Finalize): the communicator's intercom side goes. */
 static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra)
 {
@@ -290,6 +325,7 @@ static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra)
         if (np == 0)
             ic_comm_free(&sc->ic);
     }
+    shim_memo_free(sc->memo);
     free(sc);
     return MPI_SUCCESS;
 }
@@ -312,6 +348,7 @@ void shim_before_finalize(void)
     }
     if (world)
         ic_comm_free_mpi(&world); /* collective: every rank is in MPI_Finalize */
+    shim_memo_free(atomic_exchange(&world_memo, NULL));
     shim_ops_free();
     if (self != MPI_COMM_NULL)
         PMPI_Comm_free(&self);

@@ -128,6 +128,9 @@ const shim_type_t *shim_type_known(MPI_Datatype t);
 /* The intercom op for MPI op applied to elements of ti, or NULL with
  * *why set. */
 const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why);
+/* 1 if op is one of the predefined ops intercom has (its meaning never
+ * changes, unlike a user op's handle, which MPI may reuse once freed). */
+int shim_op_predefined(MPI_Op op);
 /* Drops the op records (MPI_Finalize). */
 void shim_ops_free(void);
 
@@ -165,6 +168,9 @@ int shim_persistent_fallback(const shim_call_t *c, MPI_Request *req);
 /* ---- report.c --------------------------------------------------------- */
 
 void shim_count_served(int coll, shim_form_t form, int wide, const char *algo);
+/* The counter shim_count_served adds to for these arguments (memo.c adds
+ * to it directly). */
+_Atomic long *shim_served_counter(int coll, shim_form_t form, int wide, const char *algo);
 void shim_count_fallback(int coll, shim_form_t form, int wide, shim_reason_t why);
 /* Prints the table on stdout (rank 0 calls it). */
 void shim_report_print(int size);

@@ -523,6 +523,14 @@ static const ic_op_t *predefined_op(size_t i, const shim_type_t *ti, shim_reason
     return ic_predefined_ops_[predef_ops[i].kind];
 }
 
+int shim_op_predefined(MPI_Op op)
+{
+    for (size_t i = 0; i < NPREDEF_OPS; i++)
+        if (op == predef_ops[i].op)
+            return 1;
+    return 0;
+}
+
 const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
 {
     for (size_t i = 0; i < NPREDEF_OPS; i++)

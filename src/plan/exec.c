@@ -172,6 +172,20 @@ void ic_exec_release(ic_exec_t *x)
     memset(x, 0, sizeof(*x));
 }
 
+/* memcpy of n words, without the call for the one or two steps of most
+ * small plans (a start copies two such arrays). */
+static inline void copy_words(uint32_t *dst, const uint32_t *src, size_t n)
+{
+    if (n > 2) {
+        memcpy(dst, src, sizeof(uint32_t) * n);
+        return;
+    }
+    if (n > 0)
+        dst[0] = src[0];
+    if (n > 1)
+        dst[1] = src[1];
+}
+
 void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t comm_id,
                    uint64_t seq, uint32_t sig, const void *sendbuf, void *recvbuf)
 {
@@ -188,8 +202,8 @@ void ic_exec_start(ic_exec_t *x, ic_transport_t *t, const int *world, uint64_t c
     x->nready = x->nlocal = x->nactive = x->ndone = 0;
     x->status = IC_OK;
     x->running = 1;
-    memcpy(x->remaining, x->deps0, sizeof(uint32_t) * x->plan.nsteps);
-    memcpy(x->ready, x->start, sizeof(uint32_t) * x->nstart);
+    copy_words(x->remaining, x->deps0, x->plan.nsteps);
+    copy_words(x->ready, x->start, x->nstart);
     x->nready = x->nstart;
 }
 

@@ -148,6 +148,8 @@ void test_coll_large(MPI_Comm comm);
 void test_coll_some(MPI_Comm comm, int form); /* one case of each */
 void test_coll_batches(MPI_Comm comm);        /* dropin_nb.c */
 void test_mixed(MPI_Comm comm);               /* MPI's and served requests together */
+/* ---- repeated calls (dropin_memo.c): the drop-in's memo of its last calls ---- */
+void test_memo(MPI_Comm comm);
 void test_types(MPI_Comm comm);               /* dropin_types.c */
 void test_types_batch(MPI_Comm comm);
 void test_intercomm(void); /* dropin_comms.c */

@@ -7,8 +7,9 @@
  *
  * Parts (dropin.h): the collective matrix in all forms (blocking, I-,
  * persistent and _c, every root, counts 0, 1, 7 and 100000, uneven v-counts,
- * MPI_IN_PLACE), datatypes and operations, an intercommunicator, and a
- * split/dup/free loop watching for leaked descriptors and shared memory.
+ * MPI_IN_PLACE), calls that repeat earlier ones (the drop-in's memo),
+ * datatypes and operations, an intercommunicator, and a split/dup/free loop
+ * watching for leaked descriptors and shared memory.
  *
  * Output: "FAIL: <what> rank r ..." per failed check (the first 10 per
  * rank), then on rank 0 one "RESULT-HASH <16 hex digits>" line per rank (a
@@ -157,6 +158,18 @@ static void test_coll_subcomms(void)
     MPI_Comm_free(&half);
 }
 
+/* test_memo on a communicator in reverse world order, made and freed
+ * twice (MPI may give the second the first one's handle). */
+static void test_memo_subcomm(void)
+{
+    for (int k = 0; k < 2; k++) {
+        MPI_Comm rev;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, g_size - g_rank, &rev);
+        test_memo(rev);
+        MPI_Comm_free(&rev);
+    }
+}
+
 /* Waits for the other ranks without spinning: MPICH's blocking waits
  * busy-poll, and on an oversubscribed host idle ranks would take the CPU
  * of the working ones. */
@@ -221,6 +234,7 @@ int main(int argc, char **argv)
     phase("batches"), test_coll_batches(MPI_COMM_WORLD);
     phase("mixed"), test_mixed(MPI_COMM_WORLD);
     phase("subcomms"), test_coll_subcomms();
+    phase("memo"), test_memo(MPI_COMM_WORLD), test_memo_subcomm();
     phase("types"), on_first(3, test_types);
     phase("types batch"), test_types_batch(MPI_COMM_WORLD);
     phase("intercomm"), test_intercomm();
