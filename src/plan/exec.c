@@ -230,11 +230,14 @@ static unsigned char *addr(ic_exec_t *x, ic_loc_t l)
 static void run_local(ic_exec_t *x, const ic_step_t *s)
 {
     unsigned char *src = addr(x, s->src), *dst = addr(x, s->dst);
+    if (x->nactive == 0 || s->kind == IC_STEP_JOIN || s->bytes < 2 * LOCAL_PIECE) {
+        ic_step_run_local(&x->plan, s, src, dst); /* the usual case: nothing to split */
+        return;
+    }
     size_t unit = s->kind == IC_STEP_REDUCE ? ic_datatype_size(x->plan.dtype) : 1;
     size_t piece = unit ? LOCAL_PIECE / unit * unit : 0;
     bool apart = src && dst && (dst + s->bytes <= src || src + s->bytes <= dst);
-    if (x->nactive == 0 || s->kind == IC_STEP_JOIN || piece == 0 || s->bytes < 2 * piece ||
-        !apart) {
+    if (piece == 0 || s->bytes < 2 * piece || !apart) {
         ic_step_run_local(&x->plan, s, src, dst);
         return;
     }
