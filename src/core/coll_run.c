@@ -4,9 +4,12 @@
  * Calls reuse the plans of earlier calls with the same arguments
  * (plan_cache.c), so a loop of identical calls, or of calls that cycle
  * through a few roots or sizes, plans once per distinct call and
- * allocates nothing.  A started run goes on the process's list of active
- * runs (run_list.c), which runs it to completion for a blocking call; the
- * request handles of the other forms are requests.c's.
+ * allocates nothing; a caller that remembers a call (ic_coll_memo_t, the
+ * MPI drop-in's memo) runs its cached plan again without the look-up
+ * (ic_coll_run_again).  A blocking run is advanced once alone and, unless
+ * that finished it, goes on the process's list of active runs
+ * (run_list.c), which runs it to completion; the request handles of the
+ * other forms are requests.c's.
  *
  * Threads (intercom.h): the runs and the transport are guarded by one
  * process-wide lock, ic_run_lock (run_list.c).  Planning (the expensive
@@ -253,14 +256,8 @@ static ic_status_t blocking_status(const char *fn, ic_status_t st)
     return ic_set_error(st, "%s: %s", fn, why);
 }
 
-/* The way of a blocking call whose plan is cached.  A hit means that the
- * arguments equal, field for field, those of an earlier call on this rank
- * that passed ic_call_check (the cache key holds them: collective, datatype,
- * op id, root, count, IC_IN_PLACE, the count and displacement arrays), so
- * of ic_call_check only what the key does not hold is done again: the op's
- * handle (before the key comparison reads it) and the buffers.  Returns
- * false, having run nothing, on a miss or on anything unusual: the full
- * way then checks (and reports) everything. */
+/* What m (a caller's memo, or NULL) keeps of a blocking run of r that ended
+ * with st: r if it succeeded and stays cached.  ic_run_lock held. */
 static void remember(ic_coll_memo_t *m, const char *fn, const ic_comm_t *comm, ic_request_t *r,
                      ic_status_t st)
 {
@@ -285,6 +282,14 @@ static ic_status_t run_blocking(ic_comm_t *comm, ic_request_t *r, const void *se
     return ic_run_blocking(r);
 }
 
+/* The way of a blocking call whose plan is cached.  A hit means that the
+ * arguments equal, field for field, those of an earlier call on this rank
+ * that passed ic_call_check (the cache key holds them: collective, datatype,
+ * op id, root, count, IC_IN_PLACE, the count and displacement arrays), so
+ * of ic_call_check only what the key does not hold is done again: the op's
+ * handle (before the key comparison reads it) and the buffers.  Returns
+ * false, having run nothing, on a miss or on anything unusual: the full
+ * way then checks (and reports) everything. */
 static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const void *sendbuf,
                        void *recvbuf, ic_status_t *st, ic_coll_memo_t *m)
 {
