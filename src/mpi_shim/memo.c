@@ -115,6 +115,8 @@ static int same_arrays(const memo_way_t *w, const shim_call_t *c, int me)
 
 int shim_memo_run(shim_memo_t *t, ic_comm_t *ic, const shim_call_t *c, int *rc)
 {
+    if ((unsigned)c->coll >= IC_COLL_COUNT) /* MPI_Reduce_local */
+        return 0;
     memo_way_t *ways = t->way[c->coll];
     for (int i = 0; i < SHIM_MEMO_WAYS; i++) {
         memo_way_t *w = &ways[i];
@@ -140,7 +142,8 @@ int shim_memo_run(shim_memo_t *t, ic_comm_t *ic, const shim_call_t *c, int *rc)
 shim_memo_way_t *shim_memo_slot(shim_memo_t *t, const shim_call_t *c, const ic_comm_t *ic,
                                 const ic_op_t *op, const shim_type_t *rt)
 {
-    if (!t || (op && (!shim_op_predefined(c->op) || !rt || rt->derived)))
+    if (!t || (unsigned)c->coll >= IC_COLL_COUNT ||
+        (op && (!shim_op_predefined(c->op) || !rt || rt->derived)))
         return NULL;
     const void *arr[4];
     if (arrays_read(c, ic->rank, arr) > 0 && ic->size > MEMO_MAX_P)
