@@ -1,6 +1,7 @@
 /*
  * setup.c — the drop-in's life: MPI_Init, the intercom communicator of
- * each MPI communicator, MPI_Finalize.
+ * each MPI communicator (and its memo of the last calls, memo.c),
+ * MPI_Finalize.
  *
  * MPI_Init / MPI_Init_thread: after MPI's own, intercom's world is made
  * over MPI_COMM_WORLD with ic_comm_from_mpi (shared memory per host, MPI
@@ -9,7 +10,8 @@
  * why on stderr.
  *
  * Another communicator gets its intercom communicator when MPI makes it
- * (comm_wrappers.c) or at its first served call: a sub-communicator of the world over the same processes
+ * (comm_wrappers.c) or at its first served call: a sub-communicator of the
+ * world over the same processes
  * (ic_comm_create_group_salted: local, no new shared segment), after an
  * MPI_Allreduce over the communicator that agrees on a salt for its id
  * (communicators with the same processes get different ids) and on
