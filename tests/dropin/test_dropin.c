@@ -232,7 +232,9 @@ int main(int argc, char **argv)
     phase("batches"), test_coll_batches(MPI_COMM_WORLD);
     phase("mixed"), test_mixed(MPI_COMM_WORLD);
     phase("subcomms"), test_coll_subcomms();
-    phase("memo"), test_memo(MPI_COMM_WORLD), test_memo_subcomm();
+    phase("memo"), test_memo(MPI_COMM_WORLD);
+    if (g_size <= 4) /* MPICH's busy waits make its own calls slow above */
+        test_memo_subcomm();
     phase("types"), on_first(3, test_types);
     phase("types batch"), test_types_batch(MPI_COMM_WORLD);
     phase("intercomm"), test_intercomm();
