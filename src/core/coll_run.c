@@ -270,6 +270,15 @@ static void remember(ic_coll_memo_t *m, const char *fn, const ic_comm_t *comm, i
     m->algo = r ? r->algo : NULL;
 }
 
+/* True when a cached plan r may run with these buffers: neither is NULL
+ * where r moves bytes, and they do not overlap (ic_call_check's buffer
+ * rules, which the plan's key does not hold). */
+static bool buffers_usable(const ic_request_t *r, const void *sendbuf, const void *recvbuf)
+{
+    return (r->send_bytes == 0 || sendbuf) && (r->recv_bytes == 0 || recvbuf) &&
+           !ic_call_buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes);
+}
+
 /* Starts r (a plan of comm, ic_run_lock held) and runs it to completion. */
 static ic_status_t run_blocking(ic_comm_t *comm, ic_request_t *r, const void *sendbuf,
                                 void *recvbuf)
@@ -300,8 +309,7 @@ static bool run_cached(const char *fn, ic_comm_t *comm, ic_coll_args_t *a, const
         return false;
     pthread_mutex_lock(&ic_run_lock);
     ic_request_t *r = ic_plan_cache_take(comm, a, IC_MODE_BLOCKING);
-    if (!r || (r->send_bytes > 0 && !sendbuf) || (r->recv_bytes > 0 && !recvbuf) ||
-        ic_call_buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
+    if (!r || !buffers_usable(r, sendbuf, recvbuf)) {
         pthread_mutex_unlock(&ic_run_lock);
         return false;
     }
@@ -327,9 +335,8 @@ bool ic_coll_run_again(ic_comm_t *comm, const ic_coll_memo_t *m, const void *sen
         recvbuf = NULL;
     pthread_mutex_lock(&ic_run_lock);
     /* The epoch first: only a plan still cached may be looked at. */
-    if (m->epoch != comm->cache_epoch[m->coll] || r->active || (r->send_bytes > 0 && !sendbuf) ||
-        (r->recv_bytes > 0 && !recvbuf) ||
-        ic_call_buffers_overlap(sendbuf, r->send_bytes, recvbuf, r->recv_bytes)) {
+    if (m->epoch != comm->cache_epoch[m->coll] || r->active ||
+        !buffers_usable(r, sendbuf, recvbuf)) {
         pthread_mutex_unlock(&ic_run_lock);
         return false;
     }

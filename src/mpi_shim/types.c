@@ -523,19 +523,25 @@ static const ic_op_t *predefined_op(size_t i, const shim_type_t *ti, shim_reason
     return ic_predefined_ops_[predef_ops[i].kind];
 }
 
+/* op's index in predef_ops, or NPREDEF_OPS. */
+static size_t predef_index(MPI_Op op)
+{
+    size_t i = 0;
+    while (i < NPREDEF_OPS && op != predef_ops[i].op)
+        i++;
+    return i;
+}
+
 int shim_op_predefined(MPI_Op op)
 {
-    for (size_t i = 0; i < NPREDEF_OPS; i++)
-        if (op == predef_ops[i].op)
-            return 1;
-    return 0;
+    return predef_index(op) < NPREDEF_OPS;
 }
 
 const ic_op_t *shim_op(MPI_Op op, const shim_type_t *ti, shim_reason_t *why)
 {
-    for (size_t i = 0; i < NPREDEF_OPS; i++)
-        if (op == predef_ops[i].op)
-            return predefined_op(i, ti, why);
+    size_t i = predef_index(op);
+    if (i < NPREDEF_OPS)
+        return predefined_op(i, ti, why);
     if (op == MPI_MINLOC || op == MPI_MAXLOC) {
         *why = SHIM_R_MINLOC;
         return NULL;
