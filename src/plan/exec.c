@@ -2,9 +2,12 @@
  * exec.c — the executor: one rank's plan on a transport (see exec.h).
  *
  * A run keeps, per step, the number of unmet dependencies.  Ready steps
- * sit on a stack; progress pops them: a SEND or RECV is posted to the
- * transport at once and joins the active list, which is tested on every
- * progress call; a COPY, REDUCE or JOIN waits on a second stack until
+ * sit on a stack; progress pops them: a SEND that the transport can put
+ * on its way at once (ops->send_now: a small message with room in the
+ * peer's queue), or a RECV whose message it holds ready (ops->recv_now),
+ * completes there; any other SEND or RECV is posted to the
+ * transport and joins the active list, which is tested on every progress
+ * call; a COPY, REDUCE or JOIN waits on a second stack until
  * every ready message is posted, so that local work (a long copy or
  * reduction) never delays a message that could already be on its way.
  * Completing a step decrements its successors and pushes those that
@@ -264,6 +267,33 @@ static ic_status_t post(ic_exec_t *x, uint32_t i)
     return x->t->ops->irecv(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);
 }
 
+/* A send that the transport can put on its way at once without a request
+ * (ops->send_now: shm's eager messages with room in the peer's queue);
+ * false, having sent nothing, otherwise: then it is posted. */
+static bool sent_now(ic_exec_t *x, const ic_step_t *s)
+{
+    if (!x->t->ops->send_now)
+        return false;
+    ic_match_key_t key = x->key;
+    key.tag = s->tag;
+    int peer = x->world ? x->world[s->peer] : s->peer;
+    return x->t->ops->send_now(x->t, peer, key, addr(x, s->src), s->bytes,
+                               (s->flags & IC_SEND_ONEWAY) != 0) != 0;
+}
+
+/* A receive whose message the transport holds ready at once
+ * (ops->recv_now: shm's next eager message from that peer, of this key
+ * and size); false, having taken nothing, otherwise: then it is posted. */
+static bool received_now(ic_exec_t *x, const ic_step_t *s)
+{
+    if (!x->t->ops->recv_now)
+        return false;
+    ic_match_key_t key = x->key;
+    key.tag = s->tag;
+    int peer = x->world ? x->world[s->peer] : s->peer;
+    return x->t->ops->recv_now(x->t, peer, key, addr(x, s->dst), s->bytes) != 0;
+}
+
 ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
 {
     *done = 0;
@@ -284,6 +314,10 @@ ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
             const ic_step_t *s = &x->plan.steps[i];
             if (s->kind != IC_STEP_SEND && s->kind != IC_STEP_RECV) {
                 x->local[x->nlocal++] = i;
+                continue;
+            }
+            if (s->kind == IC_STEP_SEND ? sent_now(x, s) : received_now(x, s)) {
+                complete(x, i);
                 continue;
             }
             st = post(x, i);

@@ -83,6 +83,24 @@ typedef struct ic_transport_ops {
      * completion are isend's. */
     ic_status_t (*isend_oneway)(ic_transport_t *t, int peer, ic_match_key_t key,
                                 const void *buf, size_t bytes, ic_tx_req_t *req);
+    /* Optional (NULL: the caller posts every send): sends a message that
+     * can leave at once, needing no request — shm: an eager message with
+     * room in the peer's queue and nothing of this rank's to that peer
+     * before it — and returns 1, the message then being on its way as
+     * isend's (oneway: isend_oneway's) would be, matched the same way and
+     * buf free for reuse; returns 0 having done nothing otherwise, and the
+     * caller posts the send. */
+    int (*send_now)(ic_transport_t *t, int peer, ic_match_key_t key, const void *buf,
+                    size_t bytes, int oneway);
+    /* Optional (NULL: the caller posts every receive): takes the message
+     * of key from peer when it has arrived and can be taken at once,
+     * needing no request — shm: the next message in the peer's queue,
+     * eager, of exactly this signature and size —, copies it into buf
+     * and returns 1, as a
+     * completed irecv would have it; returns 0 having done nothing
+     * otherwise (then the caller posts the receive, which reports what is
+     * wrong with a message that does not fit). */
+    int (*recv_now)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf, size_t bytes);
     /* Starts receiving a message of exactly bytes bytes from peer. */
     ic_status_t (*irecv)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,
                          size_t bytes, ic_tx_req_t *req);

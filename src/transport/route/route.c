@@ -91,6 +91,28 @@ static ic_status_t op_isend_oneway(ic_transport_t *tt, int peer, ic_match_key_t 
     return post_send(tt, peer, key, buf, bytes, req, true);
 }
 
+/* ops->send_now on the backend that reaches peer, where it has one. */
+static int op_send_now(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                       size_t bytes, int oneway)
+{
+    if (!tt || peer < 0 || peer >= tt->size)
+        return 0;
+    int sp, which;
+    ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
+    return s->ops->send_now ? s->ops->send_now(s, sp, key, buf, bytes, oneway) : 0;
+}
+
+/* ops->recv_now on the backend that reaches peer, where it has one. */
+static int op_recv_now(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                       size_t bytes)
+{
+    if (!tt || peer < 0 || peer >= tt->size)
+        return 0;
+    int sp, which;
+    ic_transport_t *s = via((route_t *)tt, peer, &sp, &which);
+    return s->ops->recv_now ? s->ops->recv_now(s, sp, key, buf, bytes) : 0;
+}
+
 /* A receive on the backend that reaches peer; read: by its irecv_read
  * where it has one (transport.h). */
 static ic_status_t post_recv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
@@ -297,6 +319,8 @@ static const ic_transport_ops_t route_ops = {
     .name = "route",
     .isend = op_isend,
     .isend_oneway = op_isend_oneway,
+    .send_now = op_send_now,
+    .recv_now = op_recv_now,
     .irecv = op_irecv,
     .irecv_read = op_irecv_read,
     .test = op_test,

@@ -384,6 +384,15 @@ void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st);
 ic_status_t ic_shm_progress(shm_transport_t *t, int *events);
 void ic_shm_complete(shm_transport_t *t, shm_req_t *r, ic_status_t st);
 ic_status_t ic_shm_size_mismatch(const shm_req_t *r, uint64_t len);
+/* Puts an EAGER message of bytes bytes of buf for peer into its queue; 1
+ * if it went in (0: no room). */
+int ic_shm_push_eager(shm_transport_t *t, int peer, const ic_match_key_t *key, const void *buf,
+                      size_t bytes);
+/* Takes the next message in peer s's queue if it is an EAGER one of
+ * exactly key (signature included) and bytes bytes: copies it into buf,
+ * pops it and returns 1; 0, having touched nothing, otherwise. */
+int ic_shm_take_eager(shm_transport_t *t, int s, const ic_match_key_t *key, void *buf,
+                      size_t bytes);
 int ic_shm_push_send(shm_transport_t *t, shm_req_t *r);
 void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r);
 void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st);

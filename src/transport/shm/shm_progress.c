@@ -81,18 +81,27 @@ static void set_key(shm_msg_t *m, const ic_match_key_t *k)
     m->sig = k->sig;
 }
 
+int ic_shm_push_eager(shm_transport_t *t, int peer, const ic_match_key_t *key, const void *buf,
+                      size_t bytes)
+{
+    shm_msg_t m;
+    memset(&m, 0, sizeof m);
+    set_key(&m, key);
+    m.len = bytes;
+    m.type = SHM_MSG_EAGER;
+    return ic_shm_q_push(&t->peers[peer].out, &m, buf, bytes);
+}
+
 /* Puts a send's EAGER message or RTS into the queue; 1 if it went in. */
 int ic_shm_push_send(shm_transport_t *t, shm_req_t *r)
 {
+    if (r->eager)
+        return ic_shm_push_eager(t, r->peer, &r->key, r->buf, r->bytes);
     shm_peer_t *P = &t->peers[r->peer];
     shm_msg_t m;
     memset(&m, 0, sizeof m);
     set_key(&m, &r->key);
     m.len = r->bytes;
-    if (r->eager) {
-        m.type = SHM_MSG_EAGER;
-        return ic_shm_q_push(&P->out, &m, r->buf, r->bytes);
-    }
     /* Single copy (and a send to oneself): the receiver reads the buffer
      * itself, through a read gate (shm_rndv.c); none free: wait.  A
      * streamed message goes through the bulk buffer instead. */
@@ -209,6 +218,26 @@ static ic_status_t check_msg(shm_transport_t *t, int s, const shm_msg_t *m)
                         "shm: corrupt message from rank %d (type %u, length %llu, %u cells): "
                         "the job is stopped",
                         s, m->type, (unsigned long long)m->len, m->ncells);
+}
+
+int ic_shm_take_eager(shm_transport_t *t, int s, const ic_match_key_t *key, void *buf,
+                      size_t bytes)
+{
+    shm_peer_t *P = &t->peers[s];
+    const shm_msg_t *m = ic_shm_q_peek(&P->in);
+    if (!m)
+        return 0;
+    const shm_msg_t mh = *m; /* read once from the shared segment */
+    if (mh.type != SHM_MSG_EAGER || mh.comm != key->comm || mh.seq != key->seq ||
+        mh.tag != key->tag || mh.sig != key->sig || mh.len != bytes ||
+        check_msg(t, s, &mh) != IC_OK)
+        return 0; /* drain handles it (and reports what is wrong with it) */
+    ic_shm_q_read(&P->in, 0, buf, bytes);
+    ic_shm_q_pop(&P->in, m);
+    if (ic_shm_q_producer_waiting(&P->in))
+        ic_shm_ring(&t->seg, s);
+    t->base.events++;
+    return 1;
 }
 
 /* Handles every message waiting in the queue from peer s. */

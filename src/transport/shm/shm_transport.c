@@ -126,6 +126,47 @@ static ic_status_t shm_isend_oneway(ic_transport_t *tt, int peer, ic_match_key_t
                      peer == t->base.rank ? t->seg.hdr->eager_max : t->oneway_max);
 }
 
+/* ops->send_now: an eager message (within isend's or, oneway, within
+ * isend_oneway's limit) to another rank that nothing of this rank to that
+ * peer precedes (no backlog, no FIN owed) and no notice of its call
+ * covers goes into the peer's queue at once, as post_send would put it,
+ * without a request.  Anything else: 0, nothing done. */
+static int shm_send_now(ic_transport_t *tt, int peer, ic_match_key_t key, const void *buf,
+                        size_t bytes, int oneway)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    if (!t || peer < 0 || peer >= tt->size || peer == tt->rank || (!buf && bytes > 0) ||
+        bytes > (oneway ? t->oneway_max : t->seg.hdr->eager_max) || t->nnotices)
+        return 0;
+    shm_peer_t *P = &t->peers[peer];
+    if (P->backlog.head || P->nfins != 0)
+        return 0;
+    ic_shm_note_call(t, &key);
+    if (!ic_shm_push_eager(t, peer, &key, buf, bytes))
+        return 0;
+    ic_shm_ring_msg(t, peer);
+    return 1;
+}
+
+/* ops->recv_now: the message of key from another rank, when it is the
+ * next in that peer's queue, eager, of exactly bytes bytes and the right
+ * signature, and no notice is held: copied into buf without a request, as
+ * a posted receive would have it (messages buffered unexpected do not
+ * matter: each key is sent once, so none of them is this one).  Anything
+ * else: 0, nothing done. */
+static int shm_recv_now(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
+                        size_t bytes)
+{
+    shm_transport_t *t = (shm_transport_t *)tt;
+    if (!t || peer < 0 || peer >= tt->size || peer == tt->rank || (!buf && bytes > 0) ||
+        t->nnotices)
+        return 0;
+    if (!ic_shm_take_eager(t, peer, &key, buf, bytes))
+        return 0;
+    ic_shm_note_call(t, &key);
+    return 1;
+}
+
 /* A receive; read_after: its bytes are read here next (ops->irecv_read),
  * which raises the size from which both ends share its copy. */
 static ic_status_t post_recv(ic_transport_t *tt, int peer, ic_match_key_t key, void *buf,
@@ -360,6 +401,8 @@ static const ic_transport_ops_t shm_ops = {
     .name = "shm",
     .isend = shm_isend,
     .isend_oneway = shm_isend_oneway,
+    .send_now = shm_send_now,
+    .recv_now = shm_recv_now,
     .irecv = shm_irecv,
     .irecv_read = shm_irecv_read,
     .test = shm_test,
