@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 9u /* 9: oneway_max in the header */
+#define SHM_VERSION 10u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */

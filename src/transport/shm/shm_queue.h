@@ -7,8 +7,8 @@
  * (ncells a power of two).  Producer and consumer each own one index, a
  * monotonically increasing cell counter on its own cache line:
  *
- *   line 0: head     (written by the producer only) + waiting flag
- *   line 1: tail     (written by the consumer only)
+ *   line 0: head     (written by the producer only)
+ *   line 1: tail     (written by the consumer only) + waiting flag
  *   cells:  | hdr+payload | payload | payload | hdr+payload | ...
  *                ^ tail                          ^ head
  *
@@ -36,7 +36,10 @@
  * When the ring is full the producer raises the waiting flag (a Dekker
  * handshake with seq_cst fences against the consumer's tail store); the
  * consumer, after a batch of pops, sees it and rings the producer's
- * doorbell so that a sleeping producer wakes up to send its backlog.
+ * doorbell so that a sleeping producer wakes up to send its backlog.  The
+ * flag sits on tail's line, which the consumer owns: its read after every
+ * batch stays in the consumer's cache (on head's line it pulled that line
+ * over from the producer, which took it back on its next push).
  *
  * Streamed payloads.  The producer writes a payload into cells the
  * consumer read one lap ago, so each line's store first takes the line
@@ -106,10 +109,11 @@ typedef struct shm_rts {
 } shm_rts_t;
 #define SHM_RTS_STREAM 1u
 
+/* The two lines of the diagram above: the waiting flag beside tail. */
 typedef struct shm_qctl {
     _Alignas(64) _Atomic uint64_t head;
-    atomic_uint waiting; /* the producer found the ring full */
     _Alignas(64) _Atomic uint64_t tail;
+    atomic_uint waiting; /* the producer found the ring full */
 } shm_qctl_t;
 
 /* One side's private view of a queue. */
