@@ -96,10 +96,9 @@ typedef struct ic_transport_ops {
      * of key from peer when it has arrived and can be taken at once,
      * needing no request — shm: the next message in the peer's queue,
      * eager, of exactly this signature and size —, copies it into buf
-     * and returns 1, as a
-     * completed irecv would have it; returns 0 having done nothing
-     * otherwise (then the caller posts the receive, which reports what is
-     * wrong with a message that does not fit). */
+     * and returns 1, as a completed irecv would have it; returns 0 having
+     * done nothing otherwise (then the caller posts the receive, which
+     * reports what is wrong with a message that does not fit). */
     int (*recv_now)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf, size_t bytes);
     /* Starts receiving a message of exactly bytes bytes from peer. */
     ic_status_t (*irecv)(ic_transport_t *t, int peer, ic_match_key_t key, void *buf,

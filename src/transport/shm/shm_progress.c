@@ -228,10 +228,12 @@ int ic_shm_take_eager(shm_transport_t *t, int s, const ic_match_key_t *key, void
     if (!m)
         return 0;
     const shm_msg_t mh = *m; /* read once from the shared segment */
+    /* Anything else, a corrupt header included, is drain's (which
+     * reports what is wrong with it). */
     if (mh.type != SHM_MSG_EAGER || mh.comm != key->comm || mh.seq != key->seq ||
         mh.tag != key->tag || mh.sig != key->sig || mh.len != bytes ||
-        check_msg(t, s, &mh) != IC_OK)
-        return 0; /* drain handles it (and reports what is wrong with it) */
+        bytes > t->seg.hdr->eager_max || mh.ncells != shm_q_cells_for(bytes))
+        return 0;
     ic_shm_q_read(&P->in, 0, buf, bytes);
     ic_shm_q_pop(&P->in, m);
     if (ic_shm_q_producer_waiting(&P->in))

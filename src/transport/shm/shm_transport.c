@@ -141,9 +141,9 @@ static int shm_send_now(ic_transport_t *tt, int peer, ic_match_key_t key, const 
     shm_peer_t *P = &t->peers[peer];
     if (P->backlog.head || P->nfins != 0)
         return 0;
-    ic_shm_note_call(t, &key);
     if (!ic_shm_push_eager(t, peer, &key, buf, bytes))
         return 0;
+    ic_shm_note_call(t, &key);
     ic_shm_ring_msg(t, peer);
     return 1;
 }
