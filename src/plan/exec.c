@@ -252,12 +252,20 @@ static void run_local(ic_exec_t *x, const ic_step_t *s)
     }
 }
 
+/* The transport's key and rank of step s's message. */
+static ic_match_key_t step_key(const ic_exec_t *x, const ic_step_t *s, int *peer)
+{
+    ic_match_key_t key = x->key;
+    key.tag = s->tag;
+    *peer = x->world ? x->world[s->peer] : s->peer;
+    return key;
+}
+
 static ic_status_t post(ic_exec_t *x, uint32_t i)
 {
     const ic_step_t *s = &x->plan.steps[i];
-    ic_match_key_t key = x->key;
-    key.tag = s->tag;
-    int peer = x->world ? x->world[s->peer] : s->peer;
+    int peer;
+    ic_match_key_t key = step_key(x, s, &peer);
     if (s->kind == IC_STEP_SEND)
         return ((s->flags & IC_SEND_ONEWAY) && x->t->ops->isend_oneway ? x->t->ops->isend_oneway
                                                                         : x->t->ops->isend)(
@@ -267,31 +275,22 @@ static ic_status_t post(ic_exec_t *x, uint32_t i)
     return x->t->ops->irecv(x->t, peer, key, addr(x, s->dst), s->bytes, &x->req[i]);
 }
 
-/* A send that the transport can put on its way at once without a request
- * (ops->send_now: shm's eager messages with room in the peer's queue);
- * false, having sent nothing, otherwise: then it is posted. */
-static bool sent_now(ic_exec_t *x, const ic_step_t *s)
-{
-    if (!x->t->ops->send_now)
-        return false;
-    ic_match_key_t key = x->key;
-    key.tag = s->tag;
-    int peer = x->world ? x->world[s->peer] : s->peer;
-    return x->t->ops->send_now(x->t, peer, key, addr(x, s->src), s->bytes,
-                               (s->flags & IC_SEND_ONEWAY) != 0) != 0;
-}
-
-/* A receive whose message the transport holds ready at once
+/* A SEND or RECV that the transport completes at once without a request:
+ * a message it can put on its way now (ops->send_now: shm's eager
+ * messages with room in the peer's queue), or one it holds ready
  * (ops->recv_now: shm's next eager message from that peer, of this key
- * and size); false, having taken nothing, otherwise: then it is posted. */
-static bool received_now(ic_exec_t *x, const ic_step_t *s)
+ * and size).  False, having done nothing, otherwise: then it is posted. */
+static bool done_now(ic_exec_t *x, const ic_step_t *s)
 {
-    if (!x->t->ops->recv_now)
+    const ic_transport_ops_t *o = x->t->ops;
+    if (s->kind == IC_STEP_SEND ? !o->send_now : !o->recv_now)
         return false;
-    ic_match_key_t key = x->key;
-    key.tag = s->tag;
-    int peer = x->world ? x->world[s->peer] : s->peer;
-    return x->t->ops->recv_now(x->t, peer, key, addr(x, s->dst), s->bytes) != 0;
+    int peer;
+    ic_match_key_t key = step_key(x, s, &peer);
+    if (s->kind == IC_STEP_SEND)
+        return o->send_now(x->t, peer, key, addr(x, s->src), s->bytes,
+                           (s->flags & IC_SEND_ONEWAY) != 0) != 0;
+    return o->recv_now(x->t, peer, key, addr(x, s->dst), s->bytes) != 0;
 }
 
 ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
@@ -316,7 +315,7 @@ ic_status_t ic_exec_progress(ic_exec_t *x, int *done)
                 x->local[x->nlocal++] = i;
                 continue;
             }
-            if (s->kind == IC_STEP_SEND ? sent_now(x, s) : received_now(x, s)) {
+            if (done_now(x, s)) {
                 complete(x, i);
                 continue;
             }
