@@ -4,7 +4,8 @@
  * Every rank draws the same random sequence of CALLS collectives (any of
  * the 16; the selector or a forced algorithm; counts from 0 to 64 Ki
  * elements; every datatype family; in place or not; roots; v-count
- * shapes; blocking, nonblocking or persistent; on the world or on a
+ * shapes; blocking, nonblocking or persistent (an algorithm that exchanges
+ * the counts first, IC_ALGO_SIZES, blocking only); on the world or on a
  * sub-communicator that is split off and freed now and then) and checks
  * every result against the serial reference of tests/coll/harness.c.
  * After a warm-up, it samples open file descriptors, resident memory and
@@ -128,6 +129,7 @@ int main(int argc, char **argv)
         c.vlayout = (vlayout_t)draw(3);
         c.in_place = coll_in_place_ok(c.coll) && draw(3) == 0;
         /* A forced algorithm one call in four. */
+        bool blocking_only = false;
         if (draw(4) == 0) {
             size_t a = draw((uint32_t)ncat);
             while (cat[a].coll != c.coll)
@@ -139,11 +141,13 @@ int main(int argc, char **argv)
             bool square = side * side == cp;
             if ((!(cat[a].flags & IC_ALGO_POW2) || pow2) &&
                 (!(cat[a].flags & IC_ALGO_SQUARE_MESH) || square) &&
-                !(cat[a].flags & IC_ALGO_PHYS)) /* no placement is declared here */
+                !(cat[a].flags & IC_ALGO_PHYS)) { /* no placement is declared here */
                 c.algo = cat[a].name;
+                blocking_only = cat[a].flags & IC_ALGO_SIZES; /* refuses the other forms */
+            }
         }
         int form = (int)draw(6); /* 0-3 blocking, 4 nonblocking, 5 persistent */
-        form = form < 4 ? 0 : form - 3;
+        form = form < 4 || blocking_only ? 0 : form - 3;
         real_case_t rc;
         char msg[512] = "";
         int fail = real_begin(&rc, &c, comm, form, msg, sizeof msg);
