@@ -11,7 +11,7 @@
  *     one-way one of oneway_max + 1 (with single copy: a rendezvous), a
  *     message to itself, to a peer out of range, from a NULL buffer, and
  *     any message while an earlier send to that peer waits in the
- *     backlog (the queue full: rank 1 receives nothing until a token);
+ *     backlog (the queue full: rank 1 receives nothing until a flag is raised);
  *     each declined message is then posted with isend and arrives too.
  *
  * Rank 1 does not touch the transport until rank 0 has sent everything (a
