@@ -141,6 +141,12 @@ ic_status_t ic_env_read(ic_env_t *env)
         st = ic_set_error(IC_ERR_ARG,
                           "ic_init: IC_SHM_CORES='%.32s' is not a count of cores in 1..%d", cores,
                           IC_ENV_CORES_MAX);
+    const char *extra = getenv("IC_SHM_CMA_EXTRA_NS");
+    if (st == IC_OK && extra && *extra && decimal(extra, 0, 999999999) < 0)
+        st = ic_set_error(IC_ERR_ARG,
+                          "ic_init: IC_SHM_CMA_EXTRA_NS='%.32s' is not a count of nanoseconds "
+                          "(plain decimal digits, 0..999999999)",
+                          extra);
     return st;
 }
 

@@ -24,7 +24,10 @@
  *     64 KiB eager messages arrive intact;
  *   - IC_SHM_EAGER_MAX of the creator sets the job's eager limit (cut to a
  *     quarter of a queue) on every rank whatever the ranks' own values, and
- *     a message just above it arrives intact.
+ *     a message just above it arrives intact;
+ *   - the one-way limit follows the creator's finding on single copy
+ *     (IC_SHM_CMA_EXTRA_NS, or measured) and its IC_SHM_ONEWAY_EAGER_MAX,
+ *     not the ranks' own; messages at and just above it arrive intact.
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
@@ -265,6 +268,21 @@ static void test_layout(void)
     check_layout(6, true, 2048, 32 * k);
     check_layout(8, true, 2048, 32 * k);
     check_layout(16, true, 512, 8 * k + hdr);
+    /* Where single copy is dear one-way messages take the common limit;
+     * a crowded layout is left as it is. */
+    for (int p = 2; p <= 16; p += 14)
+        for (int c = 0; c < 2; c++) {
+            shm_hdr_t h, d;
+            memset(&h, 0, sizeof h);
+            ic_shm_layout(p, c, &h);
+            d = h;
+            ic_shm_layout_cma_dear(&d);
+            CHECK(d.eager_max == h.eager_max && d.oneway_max == h.eager_max &&
+                      d.ncells == h.ncells && d.total_size == h.total_size,
+                  "dear layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u", p,
+                  c ? " (crowded)" : "", d.eager_max, d.oneway_max, d.ncells, h.eager_max,
+                  h.eager_max, h.ncells);
+        }
     for (int p = 1; p <= 64; p++)
         for (int c = 0; c < 2; c++) {
             shm_hdr_t h;
@@ -383,32 +401,50 @@ static void test_eager_max_env(void)
     }
 }
 
-/* A rank of a 2-rank job with a core each (arg: 1 when the creator set
- * IC_SHM_ONEWAY_EAGER_MAX=100, which this rank's own environment
- * contradicts).  Rank 0 posts three sends: one-way ones (ops->isend_oneway)
- * of oneway_max bytes, which goes inline and is done at once, and of
- * oneway_max + 1, which goes by rendezvous (with single copy) and is not
- * done before rank 1 receives it; an ordinary one of 8 KiB, inline.  Only
- * then does it send rank 1 the token after which rank 1 posts its
- * receives, so no receive can have taken the rendezvous message early.
- * The model's one-way limit is the header's. */
+/* The one-way limits of test_oneway_limit's jobs: the creator's
+ * environment, what the ranks must find in the header. */
+enum { OW_CHEAP, OW_CREATOR_SET, OW_DEAR, OW_MEASURED, OW_MODES };
+static const char *const ow_what[OW_MODES] = {
+    "single copy cheap (IC_SHM_CMA_EXTRA_NS=0)", "IC_SHM_ONEWAY_EAGER_MAX=100",
+    "single copy dear (IC_SHM_CMA_EXTRA_NS=5000)", "single copy measured"};
+
+/* A rank of a 2-rank job with a core each (arg: the OW_ mode; the
+ * creator's IC_SHM_ONEWAY_EAGER_MAX and IC_SHM_CMA_EXTRA_NS, which this
+ * rank's own environment contradicts, decide).  Rank 0 posts three sends:
+ * one-way ones (ops->isend_oneway) of oneway_max bytes, which goes inline
+ * and is done at once, and of oneway_max + 1, which goes by rendezvous
+ * (with single copy) and is not done before rank 1 receives it; an
+ * ordinary one of 8 KiB, inline.  Only then does it send rank 1 the token
+ * after which rank 1 posts its receives, so no receive can have taken the
+ * rendezvous message early.  The model's one-way limit is the header's. */
 static int oneway_rank(int rank, int size, const char *name, void *arg)
 {
-    int creator_set = *(const int *)arg;
+    int mode = *(const int *)arg;
     setenv("IC_SHM_ONEWAY_EAGER_MAX", "2000", 1);
+    setenv("IC_SHM_CMA_EXTRA_NS", mode == OW_DEAR ? "0" : "5000", 1);
     ic_transport_t *t = open_rank(name, rank, size);
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
-    uint32_t want = creator_set ? 100 : 4096;
+    const shm_hdr_t *h = st->seg.hdr;
+    bool dear = mode == OW_DEAR || (mode == OW_MEASURED && h->cma_extra_ns >= SHM_CMA_DEAR_NS);
+    uint32_t want = mode == OW_CREATOR_SET ? 100 : dear ? h->eager_max : 4096;
+    uint32_t want_ns = mode == OW_DEAR ? 5000 : mode == OW_CHEAP ? 0 : h->cma_extra_ns;
     int bad = 0;
-    if (st->seg.hdr->oneway_max != want ||
-        t->rndv_oneway_bytes != (double)(st->cma ? want : st->seg.hdr->eager_max)) {
-        printf("  rank %d: oneway_max %u, want %u, rndv_oneway_bytes %g\n", rank,
-               st->seg.hdr->oneway_max, want, t->rndv_oneway_bytes);
+    if (h->oneway_max != want || h->cma_extra_ns != want_ns || h->eager_max != 16384 ||
+        t->rndv_oneway_bytes != (double)(st->cma ? want : h->eager_max)) {
+        printf("  rank %d: oneway_max %u, want %u; cma_extra_ns %u, want %u; eager_max %u; "
+               "rndv_oneway_bytes %g\n",
+               rank, h->oneway_max, want, h->cma_extra_ns, want_ns, h->eager_max,
+               t->rndv_oneway_bytes);
         bad = 25;
     }
-    enum { N = 8192 };
-    static unsigned char a[N], b[N], c[N];
+    enum { N = 8192, NMAX = 32768 };
+    static unsigned char a[NMAX], b[NMAX], c[N];
     size_t na = want, nb = want + 1;
+    if (nb > NMAX) {
+        printf("  rank %d: oneway_max %u above the test's buffers\n", rank, want);
+        t->ops->close(t);
+        return 25;
+    }
     ic_tx_req_t req[4];
     char done[4];
     int fin = 0;
@@ -448,20 +484,27 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
     return bad;
 }
 
+/* The one-way limit of a job with a core per rank: 4 KiB where single copy
+ * is cheap, the eager limit where it is dear (shm_cma_cost.c), whatever the
+ * creator's IC_SHM_ONEWAY_EAGER_MAX says if it says something; the
+ * measured figure and the limit agree. */
 static void test_oneway_limit(void)
 {
-    for (int creator_set = 0; creator_set < 2; creator_set++) {
+    for (int mode = 0; mode < OW_MODES; mode++) {
         int status[2] = {0, 0};
         char name[64], d0[32], d1[32];
         setenv("IC_SHM_CORES", "64", 1);
-        if (creator_set)
+        if (mode == OW_CREATOR_SET)
             setenv("IC_SHM_ONEWAY_EAGER_MAX", "100", 1);
-        int rc = run_job(2, oneway_rank, &creator_set, 30, MARK_BAD, status, name);
+        if (mode != OW_MEASURED)
+            setenv("IC_SHM_CMA_EXTRA_NS", mode == OW_DEAR ? "5000" : "0", 1);
+        int rc = run_job(2, oneway_rank, &mode, 30, MARK_BAD, status, name);
         unsetenv("IC_SHM_ONEWAY_EAGER_MAX");
+        unsetenv("IC_SHM_CMA_EXTRA_NS");
         unsetenv("IC_SHM_CORES");
-        CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "one-way limit%s: %s, %s",
-              creator_set ? " (IC_SHM_ONEWAY_EAGER_MAX=100)" : "",
-              describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+        CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "one-way limit, %s: %s, %s",
+              ow_what[mode], describe(status[0], d0, sizeof d0),
+              describe(status[1], d1, sizeof d1));
         fflush(stdout);
     }
 }

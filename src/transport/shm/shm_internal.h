@@ -34,7 +34,8 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 10u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail */
+#define SHM_VERSION 11u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
+                         * 11: cma_extra_ns */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -53,6 +54,7 @@ typedef struct shm_hdr {
     uint32_t crowded; /* 1: the creator found more ranks than cores (shm_segment.c) */
     uint32_t cores;   /* the cores the creator found (ic_shm_cores): every rank's model */
     uint32_t oneway_max; /* the eager limit of a one-way send (<= eager_max, shm_segment.c) */
+    uint32_t cma_extra_ns; /* the creator's ic_shm_cma_extra_ns (0 if crowded: not measured) */
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;
@@ -306,6 +308,10 @@ int ic_shm_list_remove(shm_list_t *l, shm_req_t *r);
 /* The layout of a segment for p ranks; crowded: they outnumber the cores
  * (larger queues and eager messages). */
 void ic_shm_layout(int p, bool crowded, shm_hdr_t *h);
+/* The eager limits of a layout (not crowded) where a single copy is dear
+ * (ic_shm_cma_extra_ns >= SHM_CMA_DEAR_NS): one-way messages go inline up
+ * to eager_max like the others. */
+void ic_shm_layout_cma_dear(shm_hdr_t *h);
 ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
 /* Maps the rank's queues into its page tables (a best effort). */
 void ic_shm_seg_prefault(const shm_seg_t *seg, int rank);
@@ -401,6 +407,12 @@ void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st
 /* A non-negative integer from the environment, or dflt (ic_init has
  * checked the IC_SHM_* sizes already; core/env.c). */
 uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
+
+/* What a 16 KiB process_vm_readv costs over a memcpy here, in ns
+ * (shm_cma_cost.c; IC_SHM_CMA_EXTRA_NS sets it).  From SHM_CMA_DEAR_NS on
+ * the creator takes ic_shm_layout_cma_dear's eager limits. */
+#define SHM_CMA_DEAR_NS 1000u
+uint32_t ic_shm_cma_extra_ns(void);
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
  * 0 never). */
 uint64_t ic_shm_share_min(void);

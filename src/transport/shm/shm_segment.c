@@ -61,6 +61,18 @@
  * 4 KiB ones the same, while the exchanges of 6-16 KiB lost up to 1.22.
  * IC_SHM_ONEWAY_EAGER_MAX=BYTES sets it (at most eager_max); crowded jobs
  * keep eager_max for both.
+ *
+ * Where a single copy is dear (not crowded; the creator's
+ * ic_shm_cma_extra_ns, shm_cma_cost.c, at least SHM_CMA_DEAR_NS = 1 us:
+ * a 16 KiB process_vm_readv costs that much more than a memcpy), one-way
+ * messages go inline up to eager_max like the others
+ * (ic_shm_layout_cma_dear): on the AMD EPYC VM (about 1.9 us) one-way
+ * messages of 8-16 KiB took 0.27-0.47 of their rendezvous time in one
+ * spell and 0.64-0.88 in a slower one; 32 KiB messages went eager at
+ * 0.52-0.56 of their time in the first and 1.23-1.28 in the second, so
+ * eager_max stays (docs/perf/cma-cost.md).  The Intel Xeon VM's 20 KiB
+ * process_vm_readv (0.84 us in a loop) is below the mark.  The variables
+ * above still decide over it.
  * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
  * (4 p^2) bytes, clamped to 4..32 KiB.  So p = 64 maps about 130 MiB,
  * p = 16 about 40 MiB.  The whole segment is reserved with posix_fallocate at creation
@@ -148,6 +160,12 @@ void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
     h->total_size = h->bulk_data_off + pairs * h->bulk_stride;
 }
 
+void ic_shm_layout_cma_dear(shm_hdr_t *h)
+{
+    if (!h->crowded)
+        h->oneway_max = h->eager_max;
+}
+
 static ic_status_t random_u64(uint64_t *out)
 {
     unsigned char *p = (unsigned char *)out;
@@ -199,6 +217,11 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
+    if (!lay.crowded) {
+        lay.cma_extra_ns = ic_shm_cma_extra_ns();
+        if (lay.cma_extra_ns >= SHM_CMA_DEAR_NS)
+            ic_shm_layout_cma_dear(&lay);
+    }
     uint64_t quarter = eager_room(lay.ncells);
     uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
     lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
@@ -250,6 +273,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     h->nchunks = lay.nchunks;
     h->eager_max = lay.eager_max;
     h->oneway_max = lay.oneway_max;
+    h->cma_extra_ns = lay.cma_extra_ns;
     h->crowded = lay.crowded;
     h->cores = (uint32_t)cores;
     h->tag = lay.tag;
