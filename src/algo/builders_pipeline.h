@@ -43,6 +43,26 @@ size_t ic_pipe_units(size_t count, size_t es);
  * (docs/perf/oversubscribed.md).  Pure: no plan, no allocation. */
 int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model_t *md);
 
+/* A chain of two members as a stream of eager segments.  Where the
+ * transport sends a one-way message inline up to its eager limit
+ * (md->rndv_oneway_bytes >= md->rndv_bytes > 0, a core per member: shared
+ * memory where single copy is dear, docs/perf/cma-cost.md), a vector of
+ * more than rndv_bytes and less than share_bytes moves fastest between two
+ * members cut into the fewest segments of at most rndv_bytes: the sender
+ * pushes them back to back, each without a start-up of its own, and the
+ * receiver copies (or combines) one while the sender copies the next in;
+ * one message by rendezvous would pay the system call instead.  Priced
+ * so (ic_cost_chain_bcast_time, ic_cost_chain_reduce_time: one alpha, the
+ * last segment's second copy).  On the AMD EPYC VM a 2-rank bcast of
+ * 32-128 KiB took 0.39-0.50 of its `mst` time so, 256 KiB 0.79; a reduce
+ * of 32-256 KiB 0.47-0.77; from 512 KiB (shared copies) no gain, a 1 MiB
+ * reduce 1.15x slower.  Returns that count, or 0 where it does not apply
+ * (then a chain of two is one message, ic_pipe_segments). */
+int ic_pipe_stream2_segments(size_t count, size_t es, const ic_model_t *md);
+/* The segment count of a chain of m members: the stream's for m = 2 where
+ * it applies, else ic_pipe_segments(). */
+int ic_chain_segments(int m, size_t count, size_t es, double rate, const ic_model_t *md);
+
 /* A cut of the vector into k segments (bytes): segment s at off[s],
  * len[s] bytes.  The granules are dealt out evenly, the first
  * (granules % k) segments holding one more; the last segment ends at the

@@ -12,7 +12,10 @@
  *   reduce dopl   chains along dimensions d-1, ..., 0 (any operation)
  *
  * The segment counts come from ic_pipe_segments() under a->model, as in
- * the cost functions (select/cost_pipeline.c).
+ * the cost functions (select/cost_pipeline.c); a chain of two members
+ * (2 ranks) from ic_chain_segments(), which cuts a stream of eager
+ * segments where the transport sends one-way messages inline up to its
+ * eager limit.
  */
 #include "algo/builders_pipeline.h"
 
@@ -65,7 +68,7 @@ ic_status_t ic_build_bcast_chain(ic_plan_t *pl, const ic_coll_args_t *a)
     const ic_model_t *md = ic_pipe_model(a, NULL);
     ic_segs_t sg;
     if (!ic_segs_make(pl, &sg, a->count, es,
-                      ic_pipe_segments(pl->size, a->count, es, md->beta, md)))
+                      ic_chain_segments(pl->size, a->count, es, md->beta, md)))
         return pl->error;
     ic_view_t v = ic_view_whole(pl->size, pl->rank);
     ic_blk_chain_bcast(pl, &v, a->root, ic_loc(IC_BUF_RECV, 0), &sg, -1);
@@ -98,7 +101,7 @@ ic_status_t ic_build_reduce_chain(ic_plan_t *pl, const ic_coll_args_t *a)
     int len = a->root == 0 || a->root == p - 1 ? p : p + 1; /* pipeline nodes */
     ic_segs_t sg;
     if (!ic_segs_make(pl, &sg, a->count, es,
-                      ic_pipe_segments(len, a->count, es, md->beta + md->gamma, md)))
+                      ic_chain_segments(len, a->count, es, md->beta + md->gamma, md)))
         return pl->error;
     ic_view_t v = ic_view_whole(p, pl->rank);
     ic_blk_chain_reduce(pl, &v, a->root, reduce_input(pl, a), ic_loc(IC_BUF_RECV, 0), &sg,

@@ -7,6 +7,7 @@
 #include "algo/builders_pipeline.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 /* The paper's pipeline time for k segments ([Watts94] section 9, k_alt = 1). */
@@ -66,6 +67,32 @@ int ic_pipe_segments(int m, size_t count, size_t es, double rate, const ic_model
     return (int)hi;
 }
 
+/* The segment count of a 2-member stream, or 0 (builders_pipeline.h). */
+int ic_pipe_stream2_segments(size_t count, size_t es, const ic_model_t *md)
+{
+    double lim = md->rndv_bytes, n = (double)count * (double)es;
+    if (count == 0 || !(lim > 0) || !(md->rndv_oneway_bytes >= lim) || ic_model_crowded(md, 2) ||
+        !(n > lim) || (md->share_bytes > 0 && n >= md->share_bytes))
+        return 0;
+    size_t grain = ic_pipe_grain(es) * es, per = (size_t)lim / grain; /* granules a segment holds */
+    if (per == 0)
+        return 0;
+    size_t units = ic_pipe_units(count, es), k = (units + per - 1) / per;
+    return k < 2 || k > IC_PIPE_MAX_SEGMENTS ? 0 : (int)k;
+}
+
+int ic_chain_segments(int m, size_t count, size_t es, double rate, const ic_model_t *md)
+{
+    int k = m == 2 ? ic_pipe_stream2_segments(count, es, md) : 0;
+    return k > 0 ? k : ic_pipe_segments(m, count, es, rate, md);
+}
+
+/* True when a 2-member chain of k segments is priced as a stream. */
+static bool stream2(int m, size_t count, size_t es, int k, const ic_model_t *md)
+{
+    return m == 2 && k > 1 && ic_pipe_stream2_segments(count, es, md) == k;
+}
+
 /* A segment's cost beyond alpha + bytes*beta: a chain of two is one
  * one-way stream (the shared copy applies); in a longer one the inner
  * members receive while they send. */
@@ -78,6 +105,9 @@ double ic_cost_chain_bcast_time(int m, size_t count, size_t es, int k, const ic_
 {
     if (m <= 1 || count == 0 || k <= 0)
         return 0;
+    if (stream2(m, count, es, k, md)) /* one start-up, the last segment's second copy */
+        return md->alpha + (double)count * (double)es * md->beta +
+               seg_extra(md, m, (double)ic_pipe_seg_bytes(count, es, k, k - 1));
     double sum = k * md->alpha + (double)count * (double)es * md->beta;
     double seg0 = (double)ic_pipe_seg_bytes(count, es, k, 0);
     double cmax = md->alpha + seg0 * md->beta + seg_extra(md, m, seg0);
@@ -98,12 +128,16 @@ static double chain_time(int m, int h, bool last_combines, size_t count, size_t 
         return -1;
     for (int s = 0; s < k; s++)
         len[s] = (double)ic_pipe_seg_bytes(count, es, k, s);
+    bool stream = stream2(m, count, es, k, md);
     for (int q = 1; q <= h; q++) {
         bool combines = q < h || last_combines;
         double rprev = 0, aprev = 0;
         for (int s = 0; s < k; s++) {
-            double r = (av[s] > rprev ? av[s] : rprev) + md->alpha + len[s] * md->beta +
-                       seg_extra(md, m, len[s]);
+            /* a stream's segments after the first have no start-up of their
+             * own, and their second copies overlap the next ones' first */
+            double up = stream && s > 0 ? 0 : md->alpha;
+            double extra = stream && s < k - 1 ? 0 : seg_extra(md, m, len[s]);
+            double r = (av[s] > rprev ? av[s] : rprev) + up + len[s] * md->beta + extra;
             rprev = r;
             if (combines) {
                 double a = (r > aprev ? r : aprev) + len[s] * md->gamma;
@@ -133,7 +167,7 @@ double ic_cost_bcast_chain(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
     const ic_model_t *md = ic_pipe_model(a, m);
     size_t es = esize(a);
-    int k = ic_pipe_segments(p, a->count, es, md->beta, md);
+    int k = ic_chain_segments(p, a->count, es, md->beta, md);
     return ic_cost_chain_bcast_time(p, a->count, es, k, m);
 }
 
@@ -168,7 +202,12 @@ static double reduce_chain_dim(int mi, int ri, size_t count, size_t es, const ic
 
 double ic_cost_reduce_chain(const ic_coll_args_t *a, int p, const ic_model_t *m)
 {
-    return reduce_chain_dim(p, a->root, a->count, esize(a), ic_pipe_model(a, m), m, 1);
+    const ic_model_t *md = ic_pipe_model(a, m);
+    size_t es = esize(a);
+    int k = p == 2 ? ic_pipe_stream2_segments(a->count, es, md) : 0;
+    if (k == 0) /* every other chain as a DOPL dimension's */
+        return reduce_chain_dim(p, a->root, a->count, es, md, m, 1);
+    return ic_cost_chain_reduce_time(p, a->root, a->count, es, k, m);
 }
 
 int ic_scan_chain_segments(int p, size_t count, size_t es, const ic_model_t *md)

@@ -9,7 +9,10 @@
  * for equal segments (chain: (m-1 + k-1)*(alpha + n/k*beta); reduce:
  * h*c + h'*g + (k-1)*max(c, g), scan the same with h = p-1 and h' = p-1,
  * exscan h' = p-2; dopl: the paper's sum over dimensions);
- * and with more members than the model's cores, chains are not cut.
+ * and with more members than the model's cores, chains are not cut; a
+ * chain of two under shared memory's protocols with one-way messages
+ * inline up to the eager limit is a stream of eager segments, priced
+ * with one start-up and cheaper than one message.
  */
 #include "algo/builders_pipeline.h"
 #include "select/catalog.h"
@@ -259,6 +262,69 @@ int main(void)
             if (ic_pipe_segments(p, n, 4, M.beta, &mc) < 2)
                 expect_eq(0, 1, "a core each: still cut", p, p, n);
         }
+
+    /* Two members as a stream of eager segments (builders_pipeline.h):
+     * under shared memory's protocols where a one-way message goes inline
+     * up to the eager limit, a vector above the limit and below the shared
+     * copy is cut into the fewest segments of at most the limit, priced
+     * with one start-up and the last segment's second copy, and the chain
+     * is then cheaper than one message (mst); where one-way messages go by
+     * rendezvous from 4 KiB, crowded, at or below the limit or from the
+     * shared copy on it is one message as before. */
+    {
+        const ic_algo_t *bm = ic_catalog_find(IC_COLL_BCAST, "mst");
+        const ic_algo_t *rm = ic_catalog_find(IC_COLL_REDUCE, "mst");
+        ic_model_t ms = {.alpha = 1e-6, .beta = 1e-10, .gamma = 5e-11, .delta = 5e-11,
+                         .rndv_alpha = 1e-6, .rndv_bytes = 16384, .share_bytes = 262144,
+                         .rndv_oneway_bytes = 16384};
+        static const size_t scounts[] = {4097, 8192, 16384, 16385, 50000, 65535};
+        for (size_t i = 0; i < sizeof scounts / sizeof *scounts; i++) {
+            size_t n = scounts[i], bytes = 4 * n; /* int32 */
+            int k = ic_pipe_stream2_segments(n, 4, &ms);
+            int want = bytes > 16384 && bytes < 262144 ? (int)((bytes + 16383) / 16384) : 0;
+            expect_eq(k, want, "stream segments", 2, 0, n);
+            expect_eq(ic_chain_segments(2, n, 4, ms.beta, &ms), k > 0 ? k : 1,
+                      "chain segments of two", 2, 0, n);
+            if (k == 0)
+                continue;
+            if (ic_pipe_seg_bytes(n, 4, k, 0) > 16384)
+                expect_eq((double)ic_pipe_seg_bytes(n, 4, k, 0), 16384, "stream segment size", 2,
+                          0, n);
+            double last = (double)ic_pipe_seg_bytes(n, 4, k, k - 1);
+            expect_eq(cost_of(bc, 2, n, 0, NULL, &ms),
+                      ms.alpha + (double)bytes * ms.beta + last * ms.delta, "stream bcast cost",
+                      2, 0, n);
+            for (int r = 0; r < 2; r++) {
+                if (!(cost_of(bc, 2, n, r, NULL, &ms) < cost_of(bm, 2, n, r, NULL, &ms)))
+                    expect_eq(cost_of(bc, 2, n, r, NULL, &ms), -1, "stream bcast below mst", 2,
+                              r, n);
+                if (!(cost_of(rc, 2, n, r, NULL, &ms) < cost_of(rm, 2, n, r, NULL, &ms)))
+                    expect_eq(cost_of(rc, 2, n, r, NULL, &ms), -1, "stream reduce below mst", 2,
+                              r, n);
+            }
+            /* the reduction: segments arrive back to back after one
+             * start-up, each combined once it is in */
+            double arrive = ms.alpha, done = 0;
+            for (int sg = 0; sg < k; sg++) {
+                double len = (double)ic_pipe_seg_bytes(n, 4, k, sg);
+                arrive += len * ms.beta + (sg == k - 1 ? len * ms.delta : 0);
+                done = (arrive > done ? arrive : done) + len * ms.gamma;
+            }
+            expect_eq(cost_of(rc, 2, n, 0, NULL, &ms), done, "stream reduce cost", 2, 0, n);
+        }
+        ic_model_t cheap = ms, crowd = ms;
+        cheap.rndv_oneway_bytes = 4096; /* single copy cheap: one-way ones by rendezvous */
+        crowd.cores = 1;
+        expect_eq(ic_pipe_stream2_segments(50000, 4, &cheap), 0, "no stream, 4 KiB one-way", 2,
+                  0, 50000);
+        expect_eq(ic_pipe_stream2_segments(50000, 4, &crowd), 0, "no stream, crowded", 2, 0,
+                  50000);
+        expect_eq(ic_pipe_stream2_segments(50000, 4, &M), 0, "no stream, papers' model", 2, 0,
+                  50000);
+        expect_eq(ic_chain_segments(3, 50000, 4, ms.beta, &ms),
+                  ic_pipe_segments(3, 50000, 4, ms.beta, &ms), "three members: the paper's", 3, 0,
+                  50000);
+    }
 
     printf("engine checks with k > 1: %ld\n", multi);
     if (multi < 200) {
