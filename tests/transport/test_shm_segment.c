@@ -403,10 +403,11 @@ static void test_eager_max_env(void)
 
 /* The one-way limits of test_oneway_limit's jobs: the creator's
  * environment, what the ranks must find in the header. */
-enum { OW_CHEAP, OW_CREATOR_SET, OW_DEAR, OW_MEASURED, OW_MODES };
+enum { OW_CHEAP, OW_CREATOR_SET, OW_DEAR, OW_DEAR_EAGER, OW_MEASURED, OW_MODES };
 static const char *const ow_what[OW_MODES] = {
     "single copy cheap (IC_SHM_CMA_EXTRA_NS=0)", "IC_SHM_ONEWAY_EAGER_MAX=100",
-    "single copy dear (IC_SHM_CMA_EXTRA_NS=5000)", "single copy measured"};
+    "single copy dear (IC_SHM_CMA_EXTRA_NS=5000)",
+    "single copy dear, IC_SHM_EAGER_MAX=32768", "single copy measured"};
 
 /* A rank of a 2-rank job with a core each (arg: the OW_ mode; the
  * creator's IC_SHM_ONEWAY_EAGER_MAX and IC_SHM_CMA_EXTRA_NS, which this
@@ -421,15 +422,17 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
 {
     int mode = *(const int *)arg;
     setenv("IC_SHM_ONEWAY_EAGER_MAX", "2000", 1);
-    setenv("IC_SHM_CMA_EXTRA_NS", mode == OW_DEAR ? "0" : "5000", 1);
+    setenv("IC_SHM_CMA_EXTRA_NS", mode == OW_DEAR || mode == OW_DEAR_EAGER ? "0" : "5000", 1);
     ic_transport_t *t = open_rank(name, rank, size);
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
     const shm_hdr_t *h = st->seg.hdr;
-    bool dear = mode == OW_DEAR || (mode == OW_MEASURED && h->cma_extra_ns >= SHM_CMA_DEAR_NS);
-    uint32_t want = mode == OW_CREATOR_SET ? 100 : dear ? h->eager_max : 4096;
-    uint32_t want_ns = mode == OW_DEAR ? 5000 : mode == OW_CHEAP ? 0 : h->cma_extra_ns;
+    bool dear = mode == OW_DEAR || mode == OW_DEAR_EAGER ||
+                (mode == OW_MEASURED && h->cma_extra_ns >= SHM_CMA_DEAR_NS);
+    uint32_t eager = mode == OW_DEAR_EAGER ? 32768 : 16384;
+    uint32_t want = mode == OW_CREATOR_SET ? 100 : dear ? eager : 4096;
+    uint32_t want_ns = dear && mode != OW_MEASURED ? 5000 : mode == OW_CHEAP ? 0 : h->cma_extra_ns;
     int bad = 0;
-    if (h->oneway_max != want || h->cma_extra_ns != want_ns || h->eager_max != 16384 ||
+    if (h->oneway_max != want || h->cma_extra_ns != want_ns || h->eager_max != eager ||
         t->rndv_oneway_bytes != (double)(st->cma ? want : h->eager_max)) {
         printf("  rank %d: oneway_max %u, want %u; cma_extra_ns %u, want %u; eager_max %u; "
                "rndv_oneway_bytes %g\n",
@@ -437,7 +440,7 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
                t->rndv_oneway_bytes);
         bad = 25;
     }
-    enum { N = 8192, NMAX = 32768 };
+    enum { N = 8192, NMAX = 40960 };
     static unsigned char a[NMAX], b[NMAX], c[N];
     size_t na = want, nb = want + 1;
     if (nb > NMAX) {
@@ -485,9 +488,10 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
 }
 
 /* The one-way limit of a job with a core per rank: 4 KiB where single copy
- * is cheap, the eager limit where it is dear (shm_cma_cost.c), whatever the
- * creator's IC_SHM_ONEWAY_EAGER_MAX says if it says something; the
- * measured figure and the limit agree. */
+ * is cheap, the eager limit where it is dear (shm_cma_cost.c; also one the
+ * creator's IC_SHM_EAGER_MAX set), whatever the creator's
+ * IC_SHM_ONEWAY_EAGER_MAX says if it says something; the measured figure
+ * and the limit agree. */
 static void test_oneway_limit(void)
 {
     for (int mode = 0; mode < OW_MODES; mode++) {
@@ -496,10 +500,14 @@ static void test_oneway_limit(void)
         setenv("IC_SHM_CORES", "64", 1);
         if (mode == OW_CREATOR_SET)
             setenv("IC_SHM_ONEWAY_EAGER_MAX", "100", 1);
+        if (mode == OW_DEAR_EAGER)
+            setenv("IC_SHM_EAGER_MAX", "32768", 1);
         if (mode != OW_MEASURED)
-            setenv("IC_SHM_CMA_EXTRA_NS", mode == OW_DEAR ? "5000" : "0", 1);
+            setenv("IC_SHM_CMA_EXTRA_NS", mode == OW_DEAR || mode == OW_DEAR_EAGER ? "5000" : "0",
+                   1);
         int rc = run_job(2, oneway_rank, &mode, 30, MARK_BAD, status, name);
         unsetenv("IC_SHM_ONEWAY_EAGER_MAX");
+        unsetenv("IC_SHM_EAGER_MAX");
         unsetenv("IC_SHM_CMA_EXTRA_NS");
         unsetenv("IC_SHM_CORES");
         CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "one-way limit, %s: %s, %s",

@@ -217,14 +217,14 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
-    if (!lay.crowded) {
+    uint64_t quarter = eager_room(lay.ncells);
+    uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
+    lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
+    if (!lay.crowded) { /* after the eager limit, which a dear single copy extends to one-way */
         lay.cma_extra_ns = ic_shm_cma_extra_ns();
         if (lay.cma_extra_ns >= SHM_CMA_DEAR_NS)
             ic_shm_layout_cma_dear(&lay);
     }
-    uint64_t quarter = eager_room(lay.ncells);
-    uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
-    lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
     uint64_t oneway = ic_shm_env_u64("IC_SHM_ONEWAY_EAGER_MAX",
                                      lay.crowded ? lay.eager_max : lay.oneway_max);
     lay.oneway_max = (uint32_t)(oneway < lay.eager_max ? oneway : lay.eager_max);
