@@ -18,6 +18,10 @@
  *       (the largest segment paces the pipe); for equal segments
  *         T = (n-1 + k-1) * (alpha + bytes/k*beta).
  *       k = sqrt((n-2)*bytes*beta/alpha) minimises it (ic_pipe_segments).
+ *       n = 2 over a transport that sends one-way messages inline up to
+ *       its eager limit L: k = ceil(bytes/L) back-to-back eager segments,
+ *       T = alpha + bytes*beta + len_last*delta (ic_pipe_stream2_segments,
+ *       builders_pipeline.h).
  * Source: [Watts94] section 9 (DOPL broadcast with d = 1, k_alt = 1; k_i).
  *
  * n = 4, root 1, k = 3 (time steps of one message each):

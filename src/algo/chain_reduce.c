@@ -38,6 +38,10 @@
  *       bound.  Local copies (delta) are not priced.
  * Source: [Watts94] section 11 (reduction-to-one: the broadcast pipeline reversed;
  *       k_i with beta+gamma).
+ *       n = 2 over a transport that sends one-way messages inline up to
+ *       its eager limit: k from ic_pipe_stream2_segments (builders_pipeline.h),
+ *       the segments after the first without a start-up and with their
+ *       second copies overlapped, each combined once it is in.
  *
  * n = 4, root 2:  2 -> 3 -> 1 -> 0 -> 2
  *                 x2   x2.x3  x1.x2.x3  x0.x1.x2.x3
