@@ -19,9 +19,9 @@
  * process_vm_readv refused (EPERM, by a seccomp filter, as in a default
  * Docker container) in rank 1 only: the probe must then turn single copy
  * off in both ranks; and as a crowded job (IC_SHM_CORES=1: more ranks than
- * cores, so eager messages go up to 128 KiB, shm_segment.c).  The sizes
- * straddle both eager limits (16 and 128 KiB) and the 32 KiB one of
- * crowded jobs of 6-8 ranks.
+ * cores, so eager messages go up to 32 KiB, or 128 KiB where the creator
+ * finds single copy dear, shm_segment.c), once each way.  The sizes
+ * straddle the eager limits (16, 32 and 128 KiB).
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
@@ -237,17 +237,21 @@ int main(void)
     }
     static const char *const mode[] = {"default", "IC_SHM_NO_CMA=1",
                                        "process_vm_readv refused in rank 1",
-                                       "IC_SHM_CORES=1 (crowded)"};
-    for (int m = 0; m < 4; m++) {
+                                       "IC_SHM_CORES=1 (crowded), single copy cheap",
+                                       "IC_SHM_CORES=1 (crowded), single copy dear"};
+    for (int m = 0; m < 5; m++) {
         set_mode(m == 1);
-        if (m == 3)
+        if (m >= 3) {
             setenv("IC_SHM_CORES", "1", 1);
+            setenv("IC_SHM_CMA_EXTRA_NS", m == 3 ? "0" : "5000", 1);
+        }
         printf("test_shm_match: two ranks, %s\n", mode[m]);
         int rc = run_job(2, pair_rank, m == 2 ? (void *)mode : NULL, 30, MARK_NONE, status, name);
         bad += job_failures(rc, status, 2, name);
     }
     set_mode(0);
     unsetenv("IC_SHM_CORES");
+    unsetenv("IC_SHM_CMA_EXTRA_NS");
     printf("test_shm_match: %s\n", bad ? "FAILED" : "passed");
     return bad ? 1 : 0;
 }

@@ -268,21 +268,28 @@ static void test_layout(void)
     check_layout(6, true, 2048, 32 * k);
     check_layout(8, true, 2048, 32 * k);
     check_layout(16, true, 512, 8 * k + hdr);
-    /* Where single copy is dear one-way messages take the common limit;
-     * a crowded layout is left as it is. */
-    for (int p = 2; p <= 16; p += 14)
-        for (int c = 0; c < 2; c++) {
-            shm_hdr_t h, d;
-            memset(&h, 0, sizeof h);
-            ic_shm_layout(p, c, &h);
-            d = h;
-            ic_shm_layout_cma_dear(&d);
-            CHECK(d.eager_max == h.eager_max && d.oneway_max == h.eager_max &&
-                      d.ncells == h.ncells && d.total_size == h.total_size,
-                  "dear layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u", p,
-                  c ? " (crowded)" : "", d.eager_max, d.oneway_max, d.ncells, h.eager_max,
-                  h.eager_max, h.ncells);
-        }
+    /* Where single copy is dear one-way messages take the common limit,
+     * and a crowded one grows to 128 KiB within a quarter of a queue
+     * (8192 cells at p <= 4, 4096 at p = 5, 2048 at p = 6..8). */
+    static const struct {
+        int p, crowded;
+        uint32_t eager;
+    } dear[] = {{2, 0, 16 * k},       {16, 0, 8 * k + hdr}, {2, 1, 128 * k},
+                {3, 1, 128 * k},      {4, 1, 128 * k},      {5, 1, 64 * k + hdr},
+                {6, 1, 32 * k + hdr}, {8, 1, 32 * k + hdr}, {16, 1, 8 * k + hdr}};
+    for (size_t i = 0; i < sizeof dear / sizeof *dear; i++) {
+        shm_hdr_t h, d;
+        memset(&h, 0, sizeof h);
+        ic_shm_layout(dear[i].p, dear[i].crowded, &h);
+        d = h;
+        ic_shm_layout_cma_dear(&d);
+        CHECK(d.eager_max == dear[i].eager && d.oneway_max == dear[i].eager &&
+                  d.ncells == h.ncells && d.total_size == h.total_size &&
+                  d.eager_max <= hdr + (uint64_t)SHM_CELL * (d.ncells / 4),
+              "dear layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u",
+              dear[i].p, dear[i].crowded ? " (crowded)" : "", d.eager_max, d.oneway_max,
+              d.ncells, dear[i].eager, dear[i].eager, h.ncells);
+    }
     for (int p = 1; p <= 64; p++)
         for (int c = 0; c < 2; c++) {
             shm_hdr_t h;
@@ -297,36 +304,45 @@ static void test_layout(void)
 }
 
 /* A rank of a crowded job (created under IC_SHM_CORES=1) whose own
- * environment says every rank has a core: it must follow the creator's
- * layout, waiting and cost model (1 core) all the same. */
+ * environment says every rank has a core and whose single copy the other
+ * way: it must follow the creator's layout (arg: its eager limit, 32 KiB
+ * where single copy is cheap, 128 KiB where dear), waiting and cost model
+ * (1 core) all the same, and a message of the eager limit goes inline. */
 static int crowded_rank(int rank, int size, const char *name, void *arg)
 {
-    (void)arg;
+    uint32_t want = *(const uint32_t *)arg;
     setenv("IC_SHM_CORES", "64", 1);
+    setenv("IC_SHM_CMA_EXTRA_NS", want == 32u << 10 ? "5000" : "0", 1);
     ic_transport_t *t = open_rank(name, rank, size);
     const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
     int bad = 0;
-    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != 32u << 10 || !st->oversubscribed ||
+    if (st->seg.hdr->crowded != 1 || st->seg.hdr->eager_max != want || !st->oversubscribed ||
         t->rndv_bytes != 0 || st->seg.hdr->cores != 1 || t->cores != 1 ||
-        st->seg.hdr->oneway_max != 32u << 10 || st->oneway_max != 32u << 10 ||
-        t->rndv_oneway_bytes != 0) {
-        printf("  rank %d: crowded %u, eager %u, oversubscribed %d, rndv_bytes %g, cores %u "
-               "(model %g)\n",
-               rank, st->seg.hdr->crowded, st->seg.hdr->eager_max, (int)st->oversubscribed,
+        st->seg.hdr->oneway_max != want || st->oneway_max != want || t->rndv_oneway_bytes != 0) {
+        printf("  rank %d: crowded %u, eager %u (want %u), oversubscribed %d, rndv_bytes %g, "
+               "cores %u (model %g)\n",
+               rank, st->seg.hdr->crowded, st->seg.hdr->eager_max, want, (int)st->oversubscribed,
                t->rndv_bytes, st->seg.hdr->cores, t->cores);
         bad = 20;
     }
-    enum { N = 32u << 10 }; /* the eager limit: inline */
+    enum { N = 128u << 10 };
     static unsigned char buf[N];
     ic_tx_req_t req;
     char done;
+    int fin = 0;
     if (rank == 0) {
-        pat_fill(buf, N, 77);
-        t->ops->isend(t, 1, mkkey(3, 0, 0), buf, N, &req);
+        pat_fill(buf, want, 77);
+        t->ops->isend(t, 1, mkkey(3, 0, 0), buf, want, &req);
+        /* inline: done before rank 1 has received anything */
+        if (t->ops->test(t, &req, &fin) != IC_OK || !fin) {
+            printf("  rank 0: a %u-byte send not done after posting\n", want);
+            bad = 22;
+        }
     } else {
-        t->ops->irecv(t, 0, mkkey(3, 0, 0), buf, N, &req);
+        t->ops->irecv(t, 0, mkkey(3, 0, 0), buf, want, &req);
     }
-    if (wait_all(t, &req, 1, &done) != IC_OK || (rank == 1 && pat_check(buf, N, 77) >= 0))
+    if ((!fin && wait_all(t, &req, 1, &done) != IC_OK) ||
+        (rank == 1 && pat_check(buf, want, 77) >= 0))
         bad = 21;
     t->ops->close(t);
     return bad;
@@ -334,14 +350,24 @@ static int crowded_rank(int rank, int size, const char *name, void *arg)
 
 static void test_crowded_agreement(void)
 {
-    int status[2] = {0, 0};
-    char name[64], d0[32], d1[32];
-    setenv("IC_SHM_CORES", "1", 1);
-    int rc = run_job(2, crowded_rank, NULL, 30, MARK_BAD, status, name);
-    unsetenv("IC_SHM_CORES");
-    CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "crowded job: %s, %s",
-          describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
-    fflush(stdout); /* before later tests fork */
+    static const struct {
+        const char *cma_ns;
+        uint32_t eager;
+    } cases[] = {{"0", 32u << 10}, {"5000", 128u << 10}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int status[2] = {0, 0};
+        char name[64], d0[32], d1[32];
+        uint32_t want = cases[i].eager;
+        setenv("IC_SHM_CORES", "1", 1);
+        setenv("IC_SHM_CMA_EXTRA_NS", cases[i].cma_ns, 1);
+        int rc = run_job(2, crowded_rank, &want, 30, MARK_BAD, status, name);
+        unsetenv("IC_SHM_CMA_EXTRA_NS");
+        unsetenv("IC_SHM_CORES");
+        CHECK(rc == 0 && status[0] == 0 && status[1] == 0,
+              "crowded job, IC_SHM_CMA_EXTRA_NS=%s of the creator: %s, %s", cases[i].cma_ns,
+              describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+        fflush(stdout); /* before later tests fork */
+    }
 }
 
 /* A rank of a job created under IC_SHM_EAGER_MAX (arg: the value) whose
@@ -381,22 +407,31 @@ static int eager_rank(int rank, int size, const char *name, void *arg)
 
 static void test_eager_max_env(void)
 {
+    /* 2 ranks, a core each: 2048 cells, a quarter is 32 KiB + header;
+     * crowded (1 core) with single copy dear: 8192 cells, the limit set
+     * still decides over the dear one of 128 KiB */
     static const struct {
-        const char *env;
-        uint32_t want; /* 2 ranks, a core each: 2048 cells, a quarter is 32 KiB + header */
-    } cases[] = {{"4096", 4096}, {"1000000", 32u * 1024 + SHM_MSG_HDR}};
+        const char *env, *cores;
+        uint32_t want;
+    } cases[] = {{"4096", "64", 4096},
+                 {"1000000", "64", 32u * 1024 + SHM_MSG_HDR},
+                 {"4096", "1", 4096},
+                 {"200000", "1", 128u * 1024 + SHM_MSG_HDR}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int status[2] = {0, 0};
         char name[64], d0[32], d1[32];
         uint32_t want = cases[i].want;
-        setenv("IC_SHM_CORES", "64", 1);
+        setenv("IC_SHM_CORES", cases[i].cores, 1);
+        setenv("IC_SHM_CMA_EXTRA_NS", "5000", 1);
         setenv("IC_SHM_EAGER_MAX", cases[i].env, 1);
         int rc = run_job(2, eager_rank, &want, 30, MARK_BAD, status, name);
         unsetenv("IC_SHM_EAGER_MAX");
+        unsetenv("IC_SHM_CMA_EXTRA_NS");
         unsetenv("IC_SHM_CORES");
         CHECK(rc == 0 && status[0] == 0 && status[1] == 0,
-              "IC_SHM_EAGER_MAX=%s of the creator: %s, %s", cases[i].env,
-              describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+              "IC_SHM_EAGER_MAX=%s of the creator, IC_SHM_CORES=%s: %s, %s", cases[i].env,
+              cases[i].cores, describe(status[0], d0, sizeof d0),
+              describe(status[1], d1, sizeof d1));
         fflush(stdout);
     }
 }

@@ -54,7 +54,7 @@ typedef struct shm_hdr {
     uint32_t crowded; /* 1: the creator found more ranks than cores (shm_segment.c) */
     uint32_t cores;   /* the cores the creator found (ic_shm_cores): every rank's model */
     uint32_t oneway_max; /* the eager limit of a one-way send (<= eager_max, shm_segment.c) */
-    uint32_t cma_extra_ns; /* the creator's ic_shm_cma_extra_ns (0 if crowded: not measured) */
+    uint32_t cma_extra_ns; /* the creator's ic_shm_cma_extra_ns (shm_cma_cost.c) */
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;
@@ -308,9 +308,10 @@ int ic_shm_list_remove(shm_list_t *l, shm_req_t *r);
 /* The layout of a segment for p ranks; crowded: they outnumber the cores
  * (larger queues and eager messages). */
 void ic_shm_layout(int p, bool crowded, shm_hdr_t *h);
-/* The eager limits of a layout (not crowded) where a single copy is dear
+/* The eager limits of a layout where a single copy is dear
  * (ic_shm_cma_extra_ns >= SHM_CMA_DEAR_NS): one-way messages go inline up
- * to eager_max like the others. */
+ * to eager_max like the others; crowded, eager_max grows to 128 KiB
+ * within a quarter of a queue. */
 void ic_shm_layout_cma_dear(shm_hdr_t *h);
 ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
 /* Maps the rank's queues into its page tables (a best effort). */

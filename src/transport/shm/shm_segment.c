@@ -43,8 +43,12 @@
  * so did 64 KiB messages (2026-12-01, p = 3..5, 32 KiB limit against
  * 64 KiB: alltoall(v) 0.54-0.70, allgather(v) 0.62-0.78, scatter(v) and
  * gather(v) 0.61-0.87, reduce-scatter 0.67-0.91; no cell consistently
- * slower), so the limit is 32 KiB; the AMD VM had run 64 KiB messages
- * faster eager.  docs/perf/oversubscribed.md has the figures.
+ * slower), so the limit is 32 KiB where single copy is cheap.  Where it is
+ * dear (below) the crowded limit is min(128 KiB, a quarter of a queue):
+ * 128 KiB at p = 3 and 4, 64 KiB at p = 5.  On the AMD EPYC VM (a 16 KiB
+ * process_vm_readv 1.7-2.7 us over a memcpy) 4 ranks on 2 cores ran calls
+ * whose messages are 32-128 KiB in 0.39-0.66 of their time with it
+ * (2026-12-03).  docs/perf/oversubscribed.md has the figures.
  *
  * IC_SHM_EAGER_MAX=BYTES sets eager_max for a job (at most a quarter of a
  * queue); the creator's value decides, like the core count: attaching
@@ -62,15 +66,16 @@
  * IC_SHM_ONEWAY_EAGER_MAX=BYTES sets it (at most eager_max); crowded jobs
  * keep eager_max for both.
  *
- * Where a single copy is dear (not crowded; the creator's
- * ic_shm_cma_extra_ns, shm_cma_cost.c, at least SHM_CMA_DEAR_NS = 1 us:
- * a 16 KiB process_vm_readv costs that much more than a memcpy), one-way
- * messages go inline up to eager_max like the others
- * (ic_shm_layout_cma_dear): on the AMD EPYC VM (about 1.9 us) one-way
- * messages of 8-16 KiB took 0.27-0.47 of their rendezvous time in one
- * spell and 0.64-0.88 in a slower one; 32 KiB messages went eager at
- * 0.52-0.56 of their time in the first and 1.23-1.28 in the second, so
- * eager_max stays (docs/perf/cma-cost.md).  The Intel Xeon VM's 20 KiB
+ * Where a single copy is dear (the creator's ic_shm_cma_extra_ns,
+ * shm_cma_cost.c, at least SHM_CMA_DEAR_NS = 1 us: a 16 KiB
+ * process_vm_readv costs that much more than a memcpy), one-way messages
+ * go inline up to eager_max like the others, and a crowded eager_max grows
+ * as said above (ic_shm_layout_cma_dear).  On the AMD EPYC VM (about
+ * 1.9 us) one-way messages of 8-16 KiB took 0.27-0.47 of their rendezvous
+ * time in one spell and 0.64-0.88 in a slower one; 32 KiB messages went
+ * eager at 0.52-0.56 of their time in the first and 1.23-1.28 in the
+ * second, so a core-per-rank eager_max stays (docs/perf/cma-cost.md).
+ * The Intel Xeon VM's 20 KiB
  * process_vm_readv (0.84 us in a loop) is below the mark.  The variables
  * above still decide over it.
  * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
@@ -107,6 +112,7 @@ struct ic_shm_job {
 #define MAX_CELLS_CROWDED 8192u
 #define EAGER_MAX 16384u
 #define EAGER_MAX_CROWDED (32u << 10)
+#define EAGER_MAX_CROWDED_DEAR (128u << 10)
 #define ONEWAY_EAGER_MAX 4096u
 #define NCHUNKS 4u
 
@@ -162,8 +168,12 @@ void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
 
 void ic_shm_layout_cma_dear(shm_hdr_t *h)
 {
-    if (!h->crowded)
-        h->oneway_max = h->eager_max;
+    if (h->crowded) {
+        uint64_t quarter = eager_room(h->ncells);
+        h->eager_max =
+            (uint32_t)(quarter < EAGER_MAX_CROWDED_DEAR ? quarter : EAGER_MAX_CROWDED_DEAR);
+    }
+    h->oneway_max = h->eager_max;
 }
 
 static ic_status_t random_u64(uint64_t *out)
@@ -217,16 +227,16 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
+    lay.cma_extra_ns = ic_shm_cma_extra_ns();
+    bool dear = lay.cma_extra_ns >= SHM_CMA_DEAR_NS;
+    if (dear)
+        ic_shm_layout_cma_dear(&lay);
     uint64_t quarter = eager_room(lay.ncells);
     uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
     lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
-    if (!lay.crowded) { /* after the eager limit, which a dear single copy extends to one-way */
-        lay.cma_extra_ns = ic_shm_cma_extra_ns();
-        if (lay.cma_extra_ns >= SHM_CMA_DEAR_NS)
-            ic_shm_layout_cma_dear(&lay);
-    }
+    /* one-way messages follow the eager limit set here where they follow it at all */
     uint64_t oneway = ic_shm_env_u64("IC_SHM_ONEWAY_EAGER_MAX",
-                                     lay.crowded ? lay.eager_max : lay.oneway_max);
+                                     lay.crowded || dear ? lay.eager_max : lay.oneway_max);
     lay.oneway_max = (uint32_t)(oneway < lay.eager_max ? oneway : lay.eager_max);
     if (fchmod(fd, 0600) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
