@@ -20,8 +20,10 @@
  * Docker container) in rank 1 only: the probe must then turn single copy
  * off in both ranks; and as a crowded job (IC_SHM_CORES=1: more ranks than
  * cores, so eager messages go up to 32 KiB, or 128 KiB where the creator
- * finds single copy dear, shm_segment.c), once each way.  The sizes
- * straddle the eager limits (16, 32 and 128 KiB).
+ * finds single copy dear, shm_segment.c), once each way; and with single
+ * copy dear (not crowded: rendezvous messages below the shared size go
+ * through the bulk buffer, shm_rndv.c).  The sizes straddle the eager
+ * limits (16, 32 and 128 KiB).
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
@@ -235,16 +237,19 @@ int main(void)
         printf("FAIL: self: %s\n", describe(status[0], d, sizeof d));
         bad++;
     }
-    static const char *const mode[] = {"default", "IC_SHM_NO_CMA=1",
+    static const char *const mode[] = {"single copy cheap (IC_SHM_CMA_EXTRA_NS=0)",
+                                       "IC_SHM_NO_CMA=1",
                                        "process_vm_readv refused in rank 1",
                                        "IC_SHM_CORES=1 (crowded), single copy cheap",
-                                       "IC_SHM_CORES=1 (crowded), single copy dear"};
-    for (int m = 0; m < 5; m++) {
+                                       "IC_SHM_CORES=1 (crowded), single copy dear",
+                                       "single copy dear (IC_SHM_CMA_EXTRA_NS=5000)"};
+    for (int m = 0; m < 6; m++) {
         set_mode(m == 1);
-        if (m >= 3) {
+        setenv("IC_SHM_CMA_EXTRA_NS", m == 4 || m == 5 ? "5000" : "0", 1);
+        if (m == 3 || m == 4)
             setenv("IC_SHM_CORES", "1", 1);
-            setenv("IC_SHM_CMA_EXTRA_NS", m == 3 ? "0" : "5000", 1);
-        }
+        else
+            unsetenv("IC_SHM_CORES");
         printf("test_shm_match: two ranks, %s\n", mode[m]);
         int rc = run_job(2, pair_rank, m == 2 ? (void *)mode : NULL, 30, MARK_NONE, status, name);
         bad += job_failures(rc, status, 2, name);

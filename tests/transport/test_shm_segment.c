@@ -493,6 +493,14 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
         t->ops->isend_oneway(t, 1, mkkey(5, 0, 0), a, na, &req[0]);
         t->ops->isend_oneway(t, 1, mkkey(5, 0, 1), b, nb, &req[1]);
         t->ops->isend(t, 1, mkkey(5, 0, 2), c, N, &req[2]);
+        /* With single copy the rendezvous message (below the shared size)
+         * is read by the receiver where single copy is cheap and goes
+         * through the bulk buffer where it is dear (shm_rndv.c). */
+        if (st->cma && (st->nchunked != (dear ? 1u : 0u) || st->ncma_sends != (dear ? 0u : 1u))) {
+            printf("  rank 0: %u chunked and %u single-copy sends in flight, want %d and %d\n",
+                   st->nchunked, st->ncma_sends, dear, !dear);
+            bad = 28;
+        }
         for (int k = 0; k < 3; k++) {
             ic_status_t s = t->ops->test(t, &req[k], &fin);
             done[k] = (char)fin;

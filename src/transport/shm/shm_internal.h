@@ -169,6 +169,7 @@ typedef struct shm_req {
     uint8_t streamed; /* moved through the bulk buffer with streaming copies (shm_rndv.c) */
     uint8_t read_after; /* receive whose bytes are read here next (ops->irecv_read) */
     uint8_t eager;      /* send: goes inline, within its eager limit (shm_isend) */
+    uint8_t bulk; /* send: through the bulk buffer although single copy is in use */
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
                "shm_req_t must fit in the backend's part of ic_tx_req_t");
@@ -243,6 +244,7 @@ typedef struct shm_transport {
     uint32_t scanned_bell; /* doorbell value at the last queue scan */
     int force_scan;
     int cma;             /* single-copy (process_vm_readv) in use */
+    int cma_dear;        /* ... but dear here: unshared messages take the bulk buffer */
     uint32_t oneway_max; /* eager limit of ops->isend_oneway: the header's with single copy
                           * and a core per rank, else eager_max */
     uint32_t nbacklog;   /* backlogged sends + FINs, over all peers */
@@ -425,8 +427,9 @@ uint64_t ic_shm_share_read_min(uint64_t share_min, bool oversubscribed);
 uint64_t ic_shm_stream_min(bool oversubscribed);
 /* The streaming threshold of a send while this rank receives too. */
 uint64_t ic_shm_stream_xchg_min(uint64_t stream_min);
-/* Whether the sender streams r (decided once, when its RTS goes out). */
-bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r);
+/* How the sender sends r, decided once, when its RTS goes out: 0 by the
+ * job's protocol, SHM_RTS_STREAM or SHM_RTS_CHUNK through the bulk buffer. */
+uint32_t ic_shm_bulk_mode(const shm_transport_t *t, const shm_req_t *r);
 /* IC_SHM_SHARE_PIECES_PER_CALL: the most pieces of one transfer a progress
  * call copies (default 0: as many as it can claim; tests set 1 to walk a
  * shared copy through its states). */

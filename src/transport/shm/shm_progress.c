@@ -104,13 +104,14 @@ int ic_shm_push_send(shm_transport_t *t, shm_req_t *r)
     m.len = r->bytes;
     /* Single copy (and a send to oneself): the receiver reads the buffer
      * itself, through a read gate (shm_rndv.c); none free: wait.  A
-     * streamed message goes through the bulk buffer instead. */
-    r->streamed = ic_shm_streams(t, r);
-    if ((t->cma || r->peer == t->base.rank) && !r->streamed && ic_shm_ticket_open(t, r) != 0)
+     * streamed or chunked message goes through the bulk buffer instead. */
+    uint32_t mode = ic_shm_bulk_mode(t, r);
+    r->streamed = mode == SHM_RTS_STREAM;
+    r->bulk = mode != 0;
+    if ((t->cma || r->peer == t->base.rank) && !r->bulk && ic_shm_ticket_open(t, r) != 0)
         return 0;
     shm_rts_t rts = {(uint64_t)(uintptr_t)r->buf, r->xfer,
-                     r->ticket >= 0 ? (uint32_t)r->ticket : UINT32_MAX,
-                     r->streamed ? SHM_RTS_STREAM : 0};
+                     r->ticket >= 0 ? (uint32_t)r->ticket : UINT32_MAX, mode};
     m.type = SHM_MSG_RTS;
     return ic_shm_q_push(&P->out, &m, &rts, sizeof rts);
 }
@@ -124,7 +125,7 @@ void ic_shm_send_posted(shm_transport_t *t, shm_req_t *r)
         return;
     }
     r->state = SHM_RQ_RNDV;
-    if ((!t->cma || r->streamed) && r->peer != t->base.rank) {
+    if ((!t->cma || r->bulk) && r->peer != t->base.rank) {
         r->chunked = 1;
         t->nchunked++;
     }

@@ -105,9 +105,11 @@ typedef struct shm_rts {
     uint64_t addr;   /* the sender's buffer, in the sender's address space */
     uint64_t xfer;   /* transfer id, unique per sender, never 0 */
     uint32_t ticket; /* single copy: the sender's read gate (shm_rndv.c) */
-    uint32_t mode;   /* SHM_RTS_STREAM: through the bulk buffer, whatever the job's protocol */
+    uint32_t mode;   /* SHM_RTS_STREAM, SHM_RTS_CHUNK: through the bulk buffer, whatever the
+                      * job's protocol (shm_rndv.c); 0: the job's protocol */
 } shm_rts_t;
-#define SHM_RTS_STREAM 1u
+#define SHM_RTS_STREAM 1u /* with non-temporal copies */
+#define SHM_RTS_CHUNK 2u  /* with cached copies */
 
 /* The two lines of the diagram above: the waiting flag beside tail. */
 typedef struct shm_qctl {

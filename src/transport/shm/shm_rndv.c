@@ -66,6 +66,20 @@
  * messages take single copy again; a broken pair fails only its chunked
  * transfers.
  *
+ * Chunked although single copy works (where it is dear: the creator's
+ * ic_shm_cma_extra_ns at least SHM_CMA_DEAR_NS, shm_cma_cost.c).  A
+ * message that is not streamed and would not be shared (below
+ * IC_SHM_SHARE_MIN, or sent while its rank has receives in flight, or with
+ * the ranks crowded on the cores, where nothing is shared) goes the
+ * chunked way with cached copies, its RTS marked SHM_RTS_CHUNK.  On the
+ * AMD EPYC VM process_vm_readv of 64 KiB took 4.4 us against 0.5 for a
+ * memcpy (256 KiB: 16.1 against 2.0), and 2-rank calls of 64 KiB-4 MiB
+ * ran in 0.29-0.75 of their time this way, 4 ranks on 2 cores from
+ * 1 MiB in 0.47-0.81 (docs/perf/cma-cost.md, "Rendezvous through the
+ * bulk buffer").  A shared message (shm_share.c) keeps single copy: both
+ * sides copy it.  A pair broken by a cancelled chunked transfer takes
+ * single copy again, as for streamed messages.
+ *
  * A message to oneself is copied directly (ic_copy) in every mode.
  */
 #ifndef _GNU_SOURCE
@@ -99,7 +113,7 @@ uint64_t ic_shm_stream_xchg_min(uint64_t stream_min)
     return stream_min == 0 ? 0 : x == 0 || x > stream_min ? stream_min : x;
 }
 
-bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r)
+uint32_t ic_shm_bulk_mode(const shm_transport_t *t, const shm_req_t *r)
 {
     /* A sender with receives of its own in flight would not share the
      * receiver's single copy (shm_share.c), so the receiver would copy
@@ -107,11 +121,22 @@ bool ic_shm_streams(const shm_transport_t *t, const shm_req_t *r)
      * (an exchange).  Receives are posted before sends of more
      * than IC_EXEC_SEND_FIRST_MAX bytes (plan/exec.c).
      * A pair broken by a cancelled chunked transfer takes single copy. */
+    if (r->peer == t->base.rank)
+        return 0;
+    if (t->cma &&
+        atomic_load_explicit(&shm_seg_bulk_ctl(&t->seg, t->base.rank, r->peer)->broken,
+                             memory_order_relaxed))
+        return 0;
     uint64_t min = t->nrecvs > 0 ? t->stream_xchg_min : t->stream_min;
-    return min > 0 && r->bytes >= min && r->peer != t->base.rank &&
-           (!t->cma ||
-            !atomic_load_explicit(&shm_seg_bulk_ctl(&t->seg, t->base.rank, r->peer)->broken,
-                                  memory_order_relaxed));
+    if (min > 0 && r->bytes >= min)
+        return SHM_RTS_STREAM;
+    /* Where single copy is dear, a message that would not be shared
+     * (below the shared size, sent while this rank receives, or with the
+     * ranks crowded, where nothing is shared) goes chunked. */
+    if (t->cma && t->cma_dear &&
+        (t->oversubscribed || t->nrecvs > 0 || t->share_min == 0 || r->bytes < t->share_min))
+        return SHM_RTS_CHUNK;
+    return 0;
 }
 
 int ic_shm_rndv_probe(pid_t pid, uint64_t addr, uint64_t expect)
@@ -305,7 +330,7 @@ void ic_shm_rndv_match(shm_transport_t *t, shm_req_t *r, uint64_t len, const shm
         finish_sender(t, s, rts->xfer, IC_ERR_TRANSPORT);
         return;
     }
-    if (s == t->base.rank || (t->cma && rts->mode != SHM_RTS_STREAM)) {
+    if (s == t->base.rank || (t->cma && rts->mode == 0)) {
         _Atomic uint64_t *g = NULL;
         ic_status_t st = gate_enter(t, s, rts, &g);
         if (st != IC_OK) { /* withdrawn: the sender waits for nothing */

@@ -254,7 +254,7 @@ void ic_shm_cancel(shm_transport_t *t, shm_req_t *r, ic_status_t st)
     case SHM_RQ_RNDV:
         ic_shm_list_remove(&P->rndv, r);
         ic_shm_ticket_revoke(t, r); /* no peer reads the buffer after this */
-        if (r->streamed && t->cma)
+        if (r->bulk && t->cma)
             ic_shm_rndv_break(t, t->base.rank, r->peer);
         break;
     case SHM_RQ_MATCHED:
@@ -502,6 +502,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     if (st != IC_OK)
         goto fail;
     t->cma = atomic_load(&h->cma_ok) != 0;
+    t->cma_dear = t->cma && h->cma_extra_ns >= SHM_CMA_DEAR_NS; /* the creator's figure */
     t->oneway_max = t->cma && !t->oversubscribed ? h->oneway_max : h->eager_max;
     for (int j = 0; j < size; j++) /* every pid is in the segment now */
         if (j != rank)
