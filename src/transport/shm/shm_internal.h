@@ -34,8 +34,8 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 11u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
-                         * 11: cma_extra_ns */
+#define SHM_VERSION 12u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
+                         * 11: cma_extra_ns; 12: SHM_RTS_CHUNK, cma_extra_ns when crowded */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
