@@ -501,6 +501,13 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
                    st->nchunked, st->ncma_sends, dear, !dear);
             bad = 28;
         }
+        /* ... and one-way messages are shared from 1 MiB instead of 256 KiB */
+        uint64_t share = dear ? 1u << 20 : 256u << 10;
+        if (st->cma && (st->share_min != share || t->share_bytes != (double)share)) {
+            printf("  rank 0: shared from %llu bytes (model %g), want %llu\n",
+                   (unsigned long long)st->share_min, t->share_bytes, (unsigned long long)share);
+            bad = 29;
+        }
         for (int k = 0; k < 3; k++) {
             ic_status_t s = t->ops->test(t, &req[k], &fin);
             done[k] = (char)fin;

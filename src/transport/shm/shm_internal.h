@@ -416,9 +416,9 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
  * the creator takes ic_shm_layout_cma_dear's eager limits. */
 #define SHM_CMA_DEAR_NS 1000u
 uint32_t ic_shm_cma_extra_ns(void);
-/* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB;
- * 0 never). */
-uint64_t ic_shm_share_min(void);
+/* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB,
+ * 1 MiB where single copy is dear; 0 never). */
+uint64_t ic_shm_share_min(bool cma_dear);
 /* The same for a receive posted with ops->irecv_read (IC_SHM_SHARE_READ_MIN,
  * default 512 KiB, never below share_min); share_min itself when the ranks
  * outnumber the cores. */

@@ -67,6 +67,7 @@
 #include <string.h>
 
 #define SHARE_MIN_DEFAULT (256u << 10)
+#define SHARE_MIN_DEAR (1u << 20) /* where single copy is dear (docs/perf/cma-cost.md) */
 #define SHARE_READ_MIN_DEFAULT (512u << 10)
 #define PIECES 8                 /* pieces per message, within the bounds below */
 #define PIECE_MIN (64u << 10)
@@ -82,9 +83,9 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt)
     return *end == '\0' && v[0] != '-' ? (uint64_t)n : dflt;
 }
 
-uint64_t ic_shm_share_min(void)
+uint64_t ic_shm_share_min(bool cma_dear)
 {
-    return ic_shm_env_u64("IC_SHM_SHARE_MIN", SHARE_MIN_DEFAULT);
+    return ic_shm_env_u64("IC_SHM_SHARE_MIN", cma_dear ? SHARE_MIN_DEAR : SHARE_MIN_DEFAULT);
 }
 
 uint64_t ic_shm_share_read_min(uint64_t share_min, bool oversubscribed)

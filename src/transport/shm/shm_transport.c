@@ -451,7 +451,6 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->base.ops = &shm_ops;
     t->base.rank = rank;
     t->base.size = size;
-    t->share_min = ic_shm_share_min();
     t->share_per_call = ic_shm_share_pieces_per_call();
     t->next_xfer = 1;
     t->force_scan = 1;
@@ -479,7 +478,6 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->qpoll = size <= SHM_QPOLL_MAX;
     t->yield_ns = ic_shm_yield_ns(t->oversubscribed);
     t->stream_min = ic_shm_stream_min(t->oversubscribed);
-    t->share_read_min = ic_shm_share_read_min(t->share_min, t->oversubscribed);
     t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);
     t->probe_word = probe_value(h->tag, rank);
     st = ic_shm_seg_register(&t->seg, name, rank, &t->probe_word);
@@ -503,6 +501,8 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
         goto fail;
     t->cma = atomic_load(&h->cma_ok) != 0;
     t->cma_dear = t->cma && h->cma_extra_ns >= SHM_CMA_DEAR_NS; /* the creator's figure */
+    t->share_min = ic_shm_share_min(t->cma_dear != 0);
+    t->share_read_min = ic_shm_share_read_min(t->share_min, t->oversubscribed);
     t->oneway_max = t->cma && !t->oversubscribed ? h->oneway_max : h->eager_max;
     for (int j = 0; j < size; j++) /* every pid is in the segment now */
         if (j != rank)
