@@ -169,7 +169,7 @@ typedef struct shm_req {
     uint8_t streamed; /* moved through the bulk buffer with streaming copies (shm_rndv.c) */
     uint8_t read_after; /* receive whose bytes are read here next (ops->irecv_read) */
     uint8_t eager;      /* send: goes inline, within its eager limit (shm_isend) */
-    uint8_t bulk; /* send: through the bulk buffer although single copy is in use */
+    uint8_t bulk; /* send: its RTS names a bulk-buffer mode (SHM_RTS_STREAM, SHM_RTS_CHUNK) */
 } shm_req_t;
 _Static_assert(sizeof(shm_req_t) <= IC_TX_REQ_BACKEND_WORDS * sizeof(uint64_t),
                "shm_req_t must fit in the backend's part of ic_tx_req_t");

@@ -5,8 +5,9 @@
  * out of the sender's buffer with process_vm_readv while the sender waits
  * for the FIN doing nothing.  From IC_SHM_SHARE_MIN bytes (default 256 KiB;
  * 1 MiB where the creator finds single copy dear, below which messages go
- * through the bulk buffer instead: docs/perf/cma-cost.md) the receiver, once it has passed the sender's read gate, shares the work
- * instead, if the sender has no receive of its own in flight (its rank
+ * through the bulk buffer instead: docs/perf/cma-cost.md) the receiver,
+ * once it has passed the sender's read gate, shares the work instead, if
+ * the sender has no receive of its own in flight (its rank
  * block says so; otherwise it would not help, see ic_shm_share_progress,
  * and pieces would only add system calls: one process_vm_readv of the
  * whole message is faster than eight of its pieces): it writes into the transfer's control block in the segment
