@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     }
     printf("ic_shm_cma_extra_ns (16 KiB, median of 31; dear from %u):", SHM_CMA_DEAR_NS);
     for (int i = 0; i < 5; i++)
-        printf(" %u", ic_shm_cma_extra_ns());
+        printf(" %u", ic_shm_cma_extra_ns(NULL));
     printf("\n");
     free(a);
     free(b);

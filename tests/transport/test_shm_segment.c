@@ -290,6 +290,26 @@ static void test_layout(void)
               dear[i].p, dear[i].crowded ? " (crowded)" : "", d.eager_max, d.oneway_max,
               d.ncells, dear[i].eager, dear[i].eager, h.ncells);
     }
+    /* Where it is cheap, a job with a core per rank sends messages above
+     * 8 KiB by rendezvous; crowded jobs keep their limits. */
+    static const struct {
+        int p, crowded;
+        uint32_t eager, oneway;
+    } cheap[] = {{2, 0, 8 * k, 4 * k},   {11, 0, 8 * k, 4 * k},        {16, 0, 8 * k, 4 * k},
+                 {2, 1, 32 * k, 32 * k}, {4, 1, 32 * k, 32 * k},       {8, 1, 32 * k, 32 * k},
+                 {64, 0, 4 * k + hdr, 4 * k}, {16, 1, 8 * k + hdr, 8 * k + hdr}};
+    for (size_t i = 0; i < sizeof cheap / sizeof *cheap; i++) {
+        shm_hdr_t h, c;
+        memset(&h, 0, sizeof h);
+        ic_shm_layout(cheap[i].p, cheap[i].crowded, &h);
+        c = h;
+        ic_shm_layout_cma_cheap(&c);
+        CHECK(c.eager_max == cheap[i].eager && c.oneway_max == cheap[i].oneway &&
+                  c.ncells == h.ncells && c.total_size == h.total_size,
+              "cheap layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u",
+              cheap[i].p, cheap[i].crowded ? " (crowded)" : "", c.eager_max, c.oneway_max,
+              c.ncells, cheap[i].eager, cheap[i].oneway, h.ncells);
+    }
     for (int p = 1; p <= 64; p++)
         for (int c = 0; c < 2; c++) {
             shm_hdr_t h;
@@ -411,26 +431,27 @@ static void test_eager_max_env(void)
      * crowded (1 core) with single copy dear: 8192 cells, the limit set
      * still decides over the dear one of 128 KiB */
     static const struct {
-        const char *env, *cores;
+        const char *env, *cores, *cma_ns;
         uint32_t want;
-    } cases[] = {{"4096", "64", 4096},
-                 {"1000000", "64", 32u * 1024 + SHM_MSG_HDR},
-                 {"4096", "1", 4096},
-                 {"200000", "1", 128u * 1024 + SHM_MSG_HDR}};
+    } cases[] = {{"4096", "64", "5000", 4096},
+                 {"1000000", "64", "5000", 32u * 1024 + SHM_MSG_HDR},
+                 {"4096", "1", "5000", 4096},
+                 {"200000", "1", "5000", 128u * 1024 + SHM_MSG_HDR},
+                 {"16384", "64", "0", 16384}}; /* over the cheap 8 KiB */
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int status[2] = {0, 0};
         char name[64], d0[32], d1[32];
         uint32_t want = cases[i].want;
         setenv("IC_SHM_CORES", cases[i].cores, 1);
-        setenv("IC_SHM_CMA_EXTRA_NS", "5000", 1);
+        setenv("IC_SHM_CMA_EXTRA_NS", cases[i].cma_ns, 1);
         setenv("IC_SHM_EAGER_MAX", cases[i].env, 1);
         int rc = run_job(2, eager_rank, &want, 30, MARK_BAD, status, name);
         unsetenv("IC_SHM_EAGER_MAX");
         unsetenv("IC_SHM_CMA_EXTRA_NS");
         unsetenv("IC_SHM_CORES");
         CHECK(rc == 0 && status[0] == 0 && status[1] == 0,
-              "IC_SHM_EAGER_MAX=%s of the creator, IC_SHM_CORES=%s: %s, %s", cases[i].env,
-              cases[i].cores, describe(status[0], d0, sizeof d0),
+              "IC_SHM_EAGER_MAX=%s of the creator, IC_SHM_CORES=%s, IC_SHM_CMA_EXTRA_NS=%s: %s, %s",
+              cases[i].env, cases[i].cores, cases[i].cma_ns, describe(status[0], d0, sizeof d0),
               describe(status[1], d1, sizeof d1));
         fflush(stdout);
     }
@@ -463,7 +484,10 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
     const shm_hdr_t *h = st->seg.hdr;
     bool dear = mode == OW_DEAR || mode == OW_DEAR_EAGER ||
                 (mode == OW_MEASURED && h->cma_extra_ns >= SHM_CMA_DEAR_NS);
-    uint32_t eager = mode == OW_DEAR_EAGER ? 32768 : 16384;
+    /* 8 KiB where single copy works and is cheap (the creator's figure set,
+     * or measured and working), 16 KiB where it is dear or refused */
+    bool cheap = !dear && mode != OW_DEAR_EAGER && (mode != OW_MEASURED || st->cma);
+    uint32_t eager = mode == OW_DEAR_EAGER ? 32768 : cheap ? 8192 : 16384;
     uint32_t want = mode == OW_CREATOR_SET ? 100 : dear ? eager : 4096;
     uint32_t want_ns = dear && mode != OW_MEASURED ? 5000 : mode == OW_CHEAP ? 0 : h->cma_extra_ns;
     int bad = 0;

@@ -18,14 +18,17 @@
  * median over PROBE_REPS of the pair, after PROBE_WARMUP untimed ones (a
  * few hundred microseconds at job creation).  From SHM_CMA_DEAR_NS
  * (shm_internal.h) the creator sends one-way messages inline up to the
- * common eager limit (ic_shm_layout_cma_dear, shm_segment.c).  The figure
+ * common eager limit (ic_shm_layout_cma_dear, shm_segment.c); below it a
+ * job with a core per rank sends messages above 8 KiB by rendezvous
+ * (ic_shm_layout_cma_cheap).  The figure
  * is the creator's alone and is kept in the header, so every rank of the
  * job uses the same limits (and prices messages with them).  IC_SHM_CMA_EXTRA_NS=N
  * (nanoseconds) sets the figure instead of measuring it: 0 keeps the
  * limits for a cheap single copy, anything from SHM_CMA_DEAR_NS up takes
  * the others.  A process that may not read its own memory (seccomp,
- * ptrace rules) gets 0: the ranks then find single copy refused anyway
- * and use the chunked copy.
+ * ptrace rules) gets 0 and *works false: the ranks then find single copy
+ * refused anyway and use the chunked copy, and the limits stay those of
+ * ic_shm_layout.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -48,11 +51,16 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-uint32_t ic_shm_cma_extra_ns(void)
+uint32_t ic_shm_cma_extra_ns(bool *works)
 {
+    bool dummy;
+    if (!works)
+        works = &dummy;
+    *works = true;
     const char *env = getenv("IC_SHM_CMA_EXTRA_NS");
     if (env && *env)
         return (uint32_t)ic_shm_env_u64("IC_SHM_CMA_EXTRA_NS", 0);
+    *works = false;
     unsigned char *src = malloc(2 * PROBE_BYTES);
     if (!src)
         return 0;
@@ -76,6 +84,7 @@ uint32_t ic_shm_cma_extra_ns(void)
             extra[i - PROBE_WARMUP] = t1 - t0 > t2 - t1 ? (t1 - t0) - (t2 - t1) : 0;
     }
     qsort(extra, PROBE_REPS, sizeof *extra, cmp_u64);
+    *works = true;
     result = extra[PROBE_REPS / 2] > UINT32_MAX ? UINT32_MAX : (uint32_t)extra[PROBE_REPS / 2];
 out:
     free(src);

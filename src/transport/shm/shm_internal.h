@@ -315,6 +315,9 @@ void ic_shm_layout(int p, bool crowded, shm_hdr_t *h);
  * to eager_max like the others; crowded, eager_max grows to 128 KiB
  * within a quarter of a queue. */
 void ic_shm_layout_cma_dear(shm_hdr_t *h);
+/* The eager limit of a layout where a single copy works and is cheap:
+ * with a core per rank, messages above 8 KiB go by rendezvous. */
+void ic_shm_layout_cma_cheap(shm_hdr_t *h);
 ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
 /* Maps the rank's queues into its page tables (a best effort). */
 void ic_shm_seg_prefault(const shm_seg_t *seg, int rank);
@@ -412,10 +415,12 @@ void ic_shm_send_fin(shm_transport_t *t, int peer, uint64_t xfer, ic_status_t st
 uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
 
 /* What a 16 KiB process_vm_readv costs over a memcpy here, in ns
- * (shm_cma_cost.c; IC_SHM_CMA_EXTRA_NS sets it).  From SHM_CMA_DEAR_NS on
- * the creator takes ic_shm_layout_cma_dear's eager limits. */
+ * (shm_cma_cost.c; IC_SHM_CMA_EXTRA_NS sets it); *works (may be NULL)
+ * false where this process may not read its own memory (then 0).  From
+ * SHM_CMA_DEAR_NS on the creator takes ic_shm_layout_cma_dear's eager
+ * limits, below it (where it works) ic_shm_layout_cma_cheap's. */
 #define SHM_CMA_DEAR_NS 1000u
-uint32_t ic_shm_cma_extra_ns(void);
+uint32_t ic_shm_cma_extra_ns(bool *works);
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB,
  * 1 MiB where single copy is dear; 0 never). */
 uint64_t ic_shm_share_min(bool cma_dear);

@@ -19,9 +19,18 @@
  * all queues together stay within 8 MiB (128 KiB each at p <= 8, 64 KiB
  * at p = 9..11).  Messages of up to eager_max = min(16 KiB, a quarter of a
  * queue) go inline: 16 KiB at p <= 11, 8 KiB up to p = 32.  At p = 2 an
- * eager 16 KiB message took 2.5 us against 3.8 us by rendezvous (its
- * request, the receiver's process_vm_readv and the completion); from
- * about 28 KiB the rendezvous is faster (docs/perf/transport-model.md).
+ * eager 16 KiB message once took 2.5 us against 3.8 us by rendezvous (its
+ * request, the receiver's process_vm_readv and the completion; 2026-11,
+ * docs/perf/transport-model.md).  The rendezvous has since become cheaper:
+ * on the Intel Xeon VM (a 16 KiB process_vm_readv 0.64 us over a memcpy)
+ * 2-rank exchanges of 12 and 16 KiB messages (allgather(v), alltoall(v),
+ * reduce-scatter) took 0.68-0.91 of their eager time by rendezvous, an
+ * allreduce of 16 KiB 0.79, 8 KiB ones the same or 1.0-1.16 slower
+ * (2026-12-03, bench/env_pairs.sh with IC_SHM_EAGER_MAX=8192;
+ * docs/perf/transport-model.md, "The eager limit where single copy is
+ * cheap").  So where the creator finds single copy cheap and it works
+ * (ic_shm_layout_cma_cheap), a job with a core per rank sends messages
+ * above 8 KiB by rendezvous; where it is dear, or refused, 16 KiB stays.
  *
  * Crowded jobs (the host's ranks outnumber its cores, ic_shm_cores(),
  * decided once by the creator and kept in the header with that core count,
@@ -114,6 +123,7 @@ struct ic_shm_job {
 #define EAGER_MAX_CROWDED (32u << 10)
 #define EAGER_MAX_CROWDED_DEAR (128u << 10)
 #define ONEWAY_EAGER_MAX 4096u
+#define EAGER_MAX_CHEAP 8192u /* a core per rank, single copy cheap */
 #define NCHUNKS 4u
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -176,6 +186,14 @@ void ic_shm_layout_cma_dear(shm_hdr_t *h)
     h->oneway_max = h->eager_max;
 }
 
+void ic_shm_layout_cma_cheap(shm_hdr_t *h)
+{
+    if (!h->crowded && h->eager_max > EAGER_MAX_CHEAP)
+        h->eager_max = EAGER_MAX_CHEAP;
+    if (h->oneway_max > h->eager_max)
+        h->oneway_max = h->eager_max;
+}
+
 static ic_status_t random_u64(uint64_t *out)
 {
     unsigned char *p = (unsigned char *)out;
@@ -227,10 +245,13 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
-    lay.cma_extra_ns = ic_shm_cma_extra_ns();
+    bool cma_works;
+    lay.cma_extra_ns = ic_shm_cma_extra_ns(&cma_works);
     bool dear = lay.cma_extra_ns >= SHM_CMA_DEAR_NS;
     if (dear)
         ic_shm_layout_cma_dear(&lay);
+    else if (cma_works)
+        ic_shm_layout_cma_cheap(&lay);
     uint64_t quarter = eager_room(lay.ncells);
     uint64_t eager = ic_shm_env_u64("IC_SHM_EAGER_MAX", lay.eager_max);
     lay.eager_max = (uint32_t)(eager < quarter ? eager : quarter);
