@@ -13,7 +13,8 @@
 # between launches (each launch runs at one of two speeds on this
 # machine, docs/benchmarks.md).
 #
-# Environment: PS (default "2 4"), R (default 3), COLLS (names, default all), ITERS/WARMUP (default
+# Environment: PS (default "2 4"), R (default 3), COLLS (names, default all), SIZES
+# (intercom-bench totals, default 8,4096,262144,16777216), ITERS/WARMUP (default
 # 20/3 per size), BUILD_DIR (default build), REPORT_ONLY=1 (no runs: the
 # table again from bench/results/real-regret.csv).  Information, not a
 # test: the machine is shared and p > cores oversubscribes it.
@@ -23,7 +24,7 @@ PS=${PS:-"2 4"}
 R=${R:-3}
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-3}
-SIZES=8,4096,262144,16777216
+SIZES=${SIZES:-8,4096,262144,16777216}
 B=${BUILD_DIR:-build}
 raw=bench/results/real-regret.csv
 tmp=$(mktemp)
