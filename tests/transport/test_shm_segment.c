@@ -22,6 +22,8 @@
  *     in the header, and a rank whose own IC_SHM_CORES says otherwise
  *     still takes the job's layout, waits and prices as crowded, and its
  *     64 KiB eager messages arrive intact;
+ *   - where single copy is cheap a job with a core per rank takes an
+ *     8 KiB eager limit, crowded ones keep theirs;
  *   - IC_SHM_EAGER_MAX of the creator sets the job's eager limit (cut to a
  *     quarter of a queue) on every rank whatever the ranks' own values, and
  *     a message just above it arrives intact;
@@ -429,7 +431,7 @@ static void test_eager_max_env(void)
 {
     /* 2 ranks, a core each: 2048 cells, a quarter is 32 KiB + header;
      * crowded (1 core) with single copy dear: 8192 cells, the limit set
-     * still decides over the dear one of 128 KiB */
+     * still decides over the dear one of 128 KiB; and over the cheap 8 KiB */
     static const struct {
         const char *env, *cores, *cma_ns;
         uint32_t want;
