@@ -272,45 +272,36 @@ static void test_layout(void)
     check_layout(16, true, 512, 8 * k + hdr);
     /* Where single copy is dear one-way messages take the common limit,
      * and a crowded one grows to 128 KiB within a quarter of a queue
-     * (8192 cells at p <= 4, 4096 at p = 5, 2048 at p = 6..8). */
+     * (8192 cells at p <= 4, 4096 at p = 5, 2048 at p = 6..8).  Where it
+     * is cheap, a job with a core per rank sends messages above 8 KiB by
+     * rendezvous; crowded jobs keep their limits. */
     static const struct {
-        int p, crowded;
-        uint32_t eager;
-    } dear[] = {{2, 0, 16 * k},       {16, 0, 8 * k + hdr}, {2, 1, 128 * k},
-                {3, 1, 128 * k},      {4, 1, 128 * k},      {5, 1, 64 * k + hdr},
-                {6, 1, 32 * k + hdr}, {8, 1, 32 * k + hdr}, {16, 1, 8 * k + hdr}};
-    for (size_t i = 0; i < sizeof dear / sizeof *dear; i++) {
+        int p, crowded, dear;
+        uint32_t eager, oneway;
+    } adj[] = {{2, 0, 1, 16 * k, 16 * k},           {16, 0, 1, 8 * k + hdr, 8 * k + hdr},
+               {2, 1, 1, 128 * k, 128 * k},         {3, 1, 1, 128 * k, 128 * k},
+               {4, 1, 1, 128 * k, 128 * k},         {5, 1, 1, 64 * k + hdr, 64 * k + hdr},
+               {6, 1, 1, 32 * k + hdr, 32 * k + hdr}, {8, 1, 1, 32 * k + hdr, 32 * k + hdr},
+               {16, 1, 1, 8 * k + hdr, 8 * k + hdr}, {2, 0, 0, 8 * k, 4 * k},
+               {11, 0, 0, 8 * k, 4 * k},            {16, 0, 0, 8 * k, 4 * k},
+               {64, 0, 0, 4 * k + hdr, 4 * k},      {2, 1, 0, 32 * k, 32 * k},
+               {4, 1, 0, 32 * k, 32 * k},           {8, 1, 0, 32 * k, 32 * k},
+               {16, 1, 0, 8 * k + hdr, 8 * k + hdr}};
+    for (size_t i = 0; i < sizeof adj / sizeof *adj; i++) {
         shm_hdr_t h, d;
         memset(&h, 0, sizeof h);
-        ic_shm_layout(dear[i].p, dear[i].crowded, &h);
+        ic_shm_layout(adj[i].p, adj[i].crowded, &h);
         d = h;
-        ic_shm_layout_cma_dear(&d);
-        CHECK(d.eager_max == dear[i].eager && d.oneway_max == dear[i].eager &&
+        if (adj[i].dear)
+            ic_shm_layout_cma_dear(&d);
+        else
+            ic_shm_layout_cma_cheap(&d);
+        CHECK(d.eager_max == adj[i].eager && d.oneway_max == adj[i].oneway &&
                   d.ncells == h.ncells && d.total_size == h.total_size &&
                   d.eager_max <= hdr + (uint64_t)SHM_CELL * (d.ncells / 4),
-              "dear layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u",
-              dear[i].p, dear[i].crowded ? " (crowded)" : "", d.eager_max, d.oneway_max,
-              d.ncells, dear[i].eager, dear[i].eager, h.ncells);
-    }
-    /* Where it is cheap, a job with a core per rank sends messages above
-     * 8 KiB by rendezvous; crowded jobs keep their limits. */
-    static const struct {
-        int p, crowded;
-        uint32_t eager, oneway;
-    } cheap[] = {{2, 0, 8 * k, 4 * k},   {11, 0, 8 * k, 4 * k},        {16, 0, 8 * k, 4 * k},
-                 {2, 1, 32 * k, 32 * k}, {4, 1, 32 * k, 32 * k},       {8, 1, 32 * k, 32 * k},
-                 {64, 0, 4 * k + hdr, 4 * k}, {16, 1, 8 * k + hdr, 8 * k + hdr}};
-    for (size_t i = 0; i < sizeof cheap / sizeof *cheap; i++) {
-        shm_hdr_t h, c;
-        memset(&h, 0, sizeof h);
-        ic_shm_layout(cheap[i].p, cheap[i].crowded, &h);
-        c = h;
-        ic_shm_layout_cma_cheap(&c);
-        CHECK(c.eager_max == cheap[i].eager && c.oneway_max == cheap[i].oneway &&
-                  c.ncells == h.ncells && c.total_size == h.total_size,
-              "cheap layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u",
-              cheap[i].p, cheap[i].crowded ? " (crowded)" : "", c.eager_max, c.oneway_max,
-              c.ncells, cheap[i].eager, cheap[i].oneway, h.ncells);
+              "%s layout of %d ranks%s: eager %u one-way %u cells %u; want %u %u %u",
+              adj[i].dear ? "dear" : "cheap", adj[i].p, adj[i].crowded ? " (crowded)" : "",
+              d.eager_max, d.oneway_max, d.ncells, adj[i].eager, adj[i].oneway, h.ncells);
     }
     for (int p = 1; p <= 64; p++)
         for (int c = 0; c < 2; c++) {
