@@ -479,7 +479,7 @@ static int oneway_rank(int rank, int size, const char *name, void *arg)
                 (mode == OW_MEASURED && h->cma_extra_ns >= SHM_CMA_DEAR_NS);
     /* 8 KiB where single copy works and is cheap (the creator's figure set,
      * or measured and working), 16 KiB where it is dear or refused */
-    bool cheap = !dear && mode != OW_DEAR_EAGER && (mode != OW_MEASURED || st->cma);
+    bool cheap = !dear && (mode != OW_MEASURED || st->cma);
     uint32_t eager = mode == OW_DEAR_EAGER ? 32768 : cheap ? 8192 : 16384;
     uint32_t want = mode == OW_CREATOR_SET ? 100 : dear ? eager : 4096;
     uint32_t want_ns = dear && mode != OW_MEASURED ? 5000 : mode == OW_CHEAP ? 0 : h->cma_extra_ns;

@@ -22,9 +22,10 @@
  * eager 16 KiB message once took 2.5 us against 3.8 us by rendezvous (its
  * request, the receiver's process_vm_readv and the completion; 2026-11,
  * docs/perf/transport-model.md).  The crossover has moved since, with the
- * transport's per-message paths: on the Intel Xeon VM (a 16 KiB process_vm_readv 0.64 us over a memcpy)
- * 2-rank exchanges of 12 and 16 KiB messages (allgather(v), alltoall(v),
- * reduce-scatter) took 0.68-0.91 of their eager time by rendezvous, an
+ * transport's per-message paths: on the Intel Xeon VM (a 16 KiB
+ * process_vm_readv 0.64 us over a memcpy) 2-rank exchanges of 12 and
+ * 16 KiB messages (allgather(v), alltoall(v), reduce-scatter) took
+ * 0.68-0.91 of their eager time by rendezvous, an
  * allreduce of 16 KiB 0.79, 8 KiB ones the same or 1.0-1.16 slower
  * (2026-12-03, bench/env_pairs.sh with IC_SHM_EAGER_MAX=8192;
  * docs/perf/transport-model.md, "The eager limit where single copy is
