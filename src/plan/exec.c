@@ -227,7 +227,10 @@ static unsigned char *addr(ic_exec_t *x, ic_loc_t l)
  * a transport progress call between them while messages are in flight: a
  * streamed send (shm_rndv.c) moves only inside transport calls, so the
  * receiver would otherwise wait out the whole local step (a 2-rank scatter
- * of 64 MiB blocks copies the root's own block meanwhile). */
+ * of 64 MiB blocks copies the root's own block meanwhile).  The call is
+ * ops->progress_busy where the transport has it: a copy that either end
+ * may do (shm's shared single copy) is then left to the peer while this
+ * core is busy, not done in between the pieces (docs/perf/copy.md). */
 #define LOCAL_PIECE ((size_t)1 << 20)
 
 static void run_local(ic_exec_t *x, const ic_step_t *s)
@@ -245,10 +248,13 @@ static void run_local(ic_exec_t *x, const ic_step_t *s)
         return;
     }
     ic_step_t part = *s;
+    const ic_transport_ops_t *o = x->t->ops;
     for (size_t off = 0; off < s->bytes; off += piece) {
         part.bytes = s->bytes - off < piece ? s->bytes - off : piece;
         ic_step_run_local(&x->plan, &part, src + off, dst + off);
-        (void)x->t->ops->progress(x->t); /* an error shows in the next test */
+        /* An error shows in the next test.  The busy kind leaves a shared
+         * copy's pieces to the peer while this core has local work. */
+        (void)(o->progress_busy ? o->progress_busy : o->progress)(x->t);
     }
 }
 

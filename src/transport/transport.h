@@ -137,6 +137,15 @@ typedef struct ic_transport_ops {
     ic_status_t (*learn)(ic_transport_t *t, const ic_notice_t *n);
     /* Moves pending data without blocking. */
     ic_status_t (*progress)(ic_transport_t *t);
+    /* Optional (NULL: the caller uses progress): progress called between
+     * the pieces of a long local step (a copy or reduction of the
+     * caller's own), which keeps this core busy anyway.  It moves what
+     * only moves inside transport calls (queues, streamed transfers) but
+     * may leave to the other side the work a backend lets either end do:
+     * shm's shared single copies (shm_share.c), whose pieces a peer that
+     * is copying them goes on copying while this core runs the local
+     * step; this rank takes the rest in its next ordinary progress. */
+    ic_status_t (*progress_busy)(ic_transport_t *t);
     /* Blocks until something may have changed (a message arrived, a
      * transfer advanced, wake was called) or timeout_s passed: spins
      * briefly, then yields, then sleeps, so that more processes than cores

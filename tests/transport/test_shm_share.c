@@ -26,6 +26,10 @@
  *             shared, and a 600 KiB irecv_read is shared; every byte
  *             checked.  With the ranks crowded on the cores the threshold
  *             is IC_SHM_SHARE_MIN for both (checked too).
+ *   busy-send, busy-send-read, busy-recv: ops->progress_busy (a rank in
+ *             the middle of a local step) takes no piece while the other
+ *             side copies one, except a sender whose receiver reduces the
+ *             message next (irecv_read); see busy_rank.
  * Single copy only; without it the test says so and passes.  The job's
  * creator is told single copy is cheap (IC_SHM_CMA_EXTRA_NS=0), which keeps
  * these thresholds; where it is dear the shared size is 1 MiB and smaller
@@ -82,11 +86,12 @@ static int sizes_rank(int rank, int p, const char *name, void *arg)
     return rc;
 }
 
-/* Rank 1's receive of BIG from rank 0, driven until it is shared (one
- * piece copied here). */
-static ic_status_t recv_until_shared(ic_transport_t *t, ic_tx_req_t *req, unsigned char *buf)
+/* Rank 1's receive of BIG from rank 0 (by irecv_read when read is set),
+ * driven until it is shared (one piece copied here). */
+static ic_status_t recv_until_shared_by(ic_transport_t *t, ic_tx_req_t *req, unsigned char *buf,
+                                        bool read)
 {
-    t->ops->irecv(t, 0, mkkey(4, 1, 0), buf, BIG, req);
+    (read ? t->ops->irecv_read : t->ops->irecv)(t, 0, mkkey(4, 1, 0), buf, BIG, req);
     shm_req_t *r = (shm_req_t *)(void *)req;
     double t0 = now_s();
     while (r->state != SHM_RQ_SHARED) {
@@ -96,6 +101,144 @@ static ic_status_t recv_until_shared(ic_transport_t *t, ic_tx_req_t *req, unsign
         usleep(100);
     }
     return IC_OK;
+}
+
+static ic_status_t recv_until_shared(ic_transport_t *t, ic_tx_req_t *req, unsigned char *buf)
+{
+    return recv_until_shared_by(t, req, buf, false);
+}
+
+/* The transfer control of rank 0's single-copy send req (either side's
+ * request: both name rank 0's ticket). */
+static shm_xfer_t *xfer_of(ic_transport_t *t, ic_tx_req_t *req)
+{
+    const shm_req_t *r = (const shm_req_t *)(const void *)req;
+    return shm_seg_xfer(&((shm_transport_t *)(void *)t)->seg, 0, (uint32_t)r->ticket);
+}
+
+/* Runs *req (rank's) to completion; nonzero on failure, with a line. */
+static int finish(ic_transport_t *t, ic_tx_req_t *req, const char *what)
+{
+    int fin = 0;
+    ic_status_t st = IC_OK;
+    double t0 = now_s();
+    while (st == IC_OK && !fin && now_s() - t0 < 20) {
+        st = t->ops->test(t, req, &fin);
+        if (st == IC_OK && !fin)
+            t->ops->wait(t, 0.001);
+    }
+    if (st == IC_OK && fin)
+        return 0;
+    printf("  %s: the request %s: %s\n", what, fin ? "failed" : "hung", ic_last_error());
+    return 1;
+}
+
+/* ops->progress_busy (a rank in the middle of a long local step):
+ *   mode 0 (busy-send): the receiver has copied one piece and holds
+ *     `copying` up as if copying another; the sender's busy progress must
+ *     write nothing; once copying is down it writes the rest.
+ *   mode 1 (busy-send-read): the same with the receive posted by
+ *     irecv_read (the receiver reduces the message next): the busy sender
+ *     writes pieces although the receiver copies.
+ *   mode 2 (busy-recv): the sender holds `copying` up; the receiver's busy
+ *     progress must claim nothing; its ordinary progress then copies the
+ *     rest.
+ * Every byte checked in the end.  One piece per progress call. */
+static int busy_rank(int rank, int p, const char *name, void *arg, int mode)
+{
+    volatile int *flag = ((share_arg_t *)arg)->flag;
+    static const char *const what[3] = {"busy-send", "busy-send-read", "busy-recv"};
+    setenv("IC_SHM_SHARE_PIECES_PER_CALL", "1", 1);
+    ic_transport_t *t = open_rank(name, rank, p);
+    int rc = 0;
+    unsigned char *buf = malloc(BIG);
+    ic_tx_req_t req;
+    if (!ic_shm_single_copy(t) || !t->ops->progress_busy) {
+        if (rank == 0)
+            printf("  %s: no single copy: not applicable\n", what[mode]);
+        free(buf);
+        t->ops->close(t);
+        return 0;
+    }
+    if (rank == 1) {
+        memset(buf, 0, BIG);
+        if (recv_until_shared_by(t, &req, buf, mode == 1) != IC_OK) {
+            printf("  %s: the receive never became shared\n", what[mode]);
+            free(buf);
+            t->ops->close(t);
+            return 1;
+        }
+        shm_xfer_t *x = xfer_of(t, &req);
+        if (mode < 2)
+            atomic_fetch_add(&x->copying, 1u); /* "copying a piece" */
+        flag[0] = 1;
+        wait_flag(&flag[1], 1);
+        if (mode == 2) { /* the sender "copies" now */
+            for (unsigned i = 0; i < 2 * BIG / PIECE; i++)
+                t->ops->progress_busy(t);
+        }
+        /* Only the receiver's first piece may be in (busy-send, busy-recv);
+         * busy-send-read: the sender wrote the others. */
+        bool only_first = pat_check(buf, PIECE, 77) < 0 && all_bytes(buf + PIECE, BIG - PIECE, 0);
+        uint64_t done = atomic_load(&x->done);
+        if (mode == 1 ? done < 2 : !only_first || done != 1) {
+            printf("  %s: %llu of %u pieces copied while %s busy\n", what[mode],
+                   (unsigned long long)done, BIG / PIECE,
+                   mode == 2 ? "the receiver was" : "the sender was");
+            rc = 1;
+        }
+        if (mode < 2)
+            atomic_fetch_sub(&x->copying, 1u);
+        flag[2] = 1;
+        wait_flag(&flag[3], 1);
+        rc |= finish(t, &req, what[mode]);
+        long bad = pat_check(buf, BIG, 77);
+        if (bad >= 0) {
+            printf("  %s: byte %ld wrong\n", what[mode], bad);
+            rc = 1;
+        } else if (rc == 0) {
+            printf("  %s: %llu of %u pieces in while %s busy, then every byte right\n",
+                   what[mode], (unsigned long long)done, BIG / PIECE,
+                   mode == 2 ? "the receiver was" : "the sender was");
+        }
+    } else {
+        pat_fill(buf, BIG, 77);
+        t->ops->isend(t, 1, mkkey(4, 1, 0), buf, BIG, &req);
+        wait_flag(&flag[0], 1);
+        shm_xfer_t *x = xfer_of(t, &req);
+        if (mode == 2)
+            atomic_fetch_add(&x->copying, 1u);
+        else
+            for (unsigned i = 0; i < 2 * BIG / PIECE; i++)
+                t->ops->progress_busy(t);
+        flag[1] = 1;
+        wait_flag(&flag[2], 1);
+        if (mode == 2)
+            atomic_fetch_sub(&x->copying, 1u);
+        else /* the receiver copies nothing now: a busy sender takes the rest */
+            for (unsigned i = 0; i < 2 * BIG / PIECE; i++)
+                t->ops->progress_busy(t);
+        flag[3] = 1;
+        rc |= finish(t, &req, what[mode]);
+    }
+    free(buf);
+    t->ops->close(t);
+    return rc;
+}
+
+static int busy_send_rank(int rank, int p, const char *name, void *arg)
+{
+    return busy_rank(rank, p, name, arg, 0);
+}
+
+static int busy_send_read_rank(int rank, int p, const char *name, void *arg)
+{
+    return busy_rank(rank, p, name, arg, 1);
+}
+
+static int busy_recv_rank(int rank, int p, const char *name, void *arg)
+{
+    return busy_rank(rank, p, name, arg, 2);
 }
 
 /* mode 0: sender copies the rest; 1: the receiver cancels; 2: the sender
@@ -313,7 +456,10 @@ int main(void)
         return 1;
     share_arg_t a = {flag};
     setenv("IC_SHM_CMA_EXTRA_NS", "0", 1);
-    shm_rank_fn fns[5] = {sizes_rank, sender_rank, recv_cancel_rank, send_cancel_rank, read_rank};
-    const char *names[5] = {"sizes", "sender", "recv-cancel", "send-cancel", "read"};
-    return run_pair_cases("test_shm_share", 5, names, fns, &a, flag) ? 1 : 0;
+    shm_rank_fn fns[8] = {sizes_rank,     sender_rank,         recv_cancel_rank,
+                          send_cancel_rank, read_rank,          busy_send_rank,
+                          busy_send_read_rank, busy_recv_rank};
+    const char *names[8] = {"sizes", "sender",    "recv-cancel",    "send-cancel",
+                            "read",  "busy-send", "busy-send-read", "busy-recv"};
+    return run_pair_cases("test_shm_share", 8, names, fns, &a, flag) ? 1 : 0;
 }

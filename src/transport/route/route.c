@@ -217,19 +217,36 @@ static void forward_notice(void *ctx, ic_transport_t *from_t, const ic_notice_t 
         other->ops->learn(other, n); /* n->from is a job rank already */
 }
 
-static ic_status_t op_progress(ic_transport_t *tt)
+/* The progress of s, the busy kind (ops->progress_busy) where busy is
+ * set and s has it. */
+static ic_status_t backend_progress(ic_transport_t *s, bool busy)
+{
+    return busy && s->ops->progress_busy ? s->ops->progress_busy(s) : s->ops->progress(s);
+}
+
+static ic_status_t route_progress(ic_transport_t *tt, bool busy)
 {
     route_t *t = (route_t *)tt;
     ic_status_t st = IC_OK;
     if (t->remote) {
         t->remote->guard = tt->guard;
-        st = t->remote->ops->progress(t->remote);
+        st = backend_progress(t->remote, busy);
     }
     if (t->local && st == IC_OK) {
         t->local->guard = tt->guard;
-        st = t->local->ops->progress(t->local);
+        st = backend_progress(t->local, busy);
     }
     return st;
+}
+
+static ic_status_t op_progress(ic_transport_t *tt)
+{
+    return route_progress(tt, false);
+}
+
+static ic_status_t op_progress_busy(ic_transport_t *tt)
+{
+    return route_progress(tt, true);
 }
 
 static ic_status_t op_wait(ic_transport_t *tt, double timeout_s)
@@ -328,6 +345,7 @@ static const ic_transport_ops_t route_ops = {
     .notify = op_notify,
     .learn = op_learn,
     .progress = op_progress,
+    .progress_busy = op_progress_busy,
     .wait = op_wait,
     .wake = op_wake,
     .peer_alive = op_peer_alive,

@@ -34,8 +34,9 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 12u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
-                         * 11: cma_extra_ns; 12: SHM_RTS_CHUNK, cma_extra_ns when crowded */
+#define SHM_VERSION 13u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
+                         * 11: cma_extra_ns; 12: SHM_RTS_CHUNK, cma_extra_ns when crowded;
+                         * 13: shm_xfer_t's read_after */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -119,6 +120,7 @@ typedef struct shm_xfer {
     uint64_t raddr;          /* the receive buffer, in the receiver's address space */
     uint64_t piece;          /* bytes per piece (the last one may be shorter) */
     uint64_t bytes;
+    uint32_t read_after;     /* 1: the receiver reads the message next (irecv_read) */
 } shm_xfer_t;
 _Static_assert(sizeof(shm_xfer_t) == 64, "one transfer's control is one cache line");
 #define SHM_CLAIM_CLOSED (1ull << 62)
@@ -257,6 +259,7 @@ typedef struct shm_transport {
     uint64_t stream_min; /* messages of at least this many bytes stream (shm_rndv.c; 0: never) */
     uint64_t stream_xchg_min; /* the same while this rank has receives in flight */
     uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
+    bool busy; /* inside ops->progress_busy: a peer copying shared pieces keeps them */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */
     shm_notice_t *notices; /* notices received: the calls that fail here */
     uint32_t nnotices, capnotices;

@@ -26,6 +26,23 @@
  * only while it has no receive of its own in flight (see
  * ic_shm_share_progress).
  *
+ * A rank in the middle of a long local step of its own (the executor's
+ * copy or reduction, which calls ops->progress_busy between its pieces),
+ * sender or receiver, claims a piece only while the other side is not
+ * copying one (x->copying is 0): a side that copies is idle otherwise and
+ * takes the pieces while this core runs the local step; this rank takes
+ * what is left once the step is done.  A 2-rank scatter's root so copies
+ * its own block while the receiver reads the other one, instead of
+ * writing half of that into the receiver's buffer between the pieces of
+ * its own copy (which made its time one copy of its block plus half a
+ * transfer); a gather's root leaves the pieces to the idle sender the
+ * same way.  A busy sender whose receiver reduces the message next
+ * (irecv_read: x->read_after) still helps as before: the receiver's work
+ * goes on after the copy, so the copy is its critical path (a 2-rank
+ * scan: rank 0 copies its input to its output while rank 1 receives and
+ * combines; leaving the pieces to rank 1 made that scan 1.2-1.4x slower,
+ * docs/perf/copy.md).
+ *
  * A receive whose bytes the receiver reads next (a reduction's operand,
  * posted with ops->irecv_read) is shared only from IC_SHM_SHARE_READ_MIN
  * bytes (default 512 KiB; never below IC_SHM_SHARE_MIN): the pieces the
@@ -119,6 +136,7 @@ void ic_shm_share_start(shm_transport_t *t, shm_req_t *r, const shm_rts_t *rts)
     x->piece = piece;
     x->bytes = r->bytes;
     x->npieces = (uint32_t)((r->bytes + piece - 1) / piece);
+    x->read_after = r->read_after ? 1u : 0u;
     atomic_store(&x->claim, 0);
     atomic_store(&x->done, 0);
     atomic_store_explicit(&x->gate, shm_gate(rts->xfer, GATE_SHARED), memory_order_release);
@@ -142,6 +160,11 @@ static int copy_pieces(shm_transport_t *t, shm_xfer_t *x, uint64_t xfer, shm_req
     *st = IC_OK;
     for (;;) {
         if (t->share_per_call > 0 && (uint32_t)n >= t->share_per_call)
+            return n;
+        /* Busy with local work: the piece is left to the other side while
+         * it copies one (it is the only other copier), unless this rank
+         * sends to a receiver that reduces the message next. */
+        if (t->busy && (recv || !x->read_after) && atomic_load(&x->copying) != 0)
             return n;
         atomic_fetch_add(&x->copying, 1u);
         uint64_t k = atomic_load(&x->gate) == shm_gate(xfer, GATE_SHARED)

@@ -338,6 +338,19 @@ static ic_status_t shm_progress_op(ic_transport_t *tt)
     return ic_shm_progress((shm_transport_t *)tt, NULL);
 }
 
+/* ops->progress_busy: progress that takes no piece of a shared copy
+ * (shm_share.c). */
+static ic_status_t shm_progress_busy_op(ic_transport_t *tt)
+{
+    if (!tt)
+        return ic_set_error(IC_ERR_ARG, "shm progress_busy: transport is NULL");
+    shm_transport_t *t = (shm_transport_t *)tt;
+    t->busy = true;
+    ic_status_t st = ic_shm_progress(t, NULL);
+    t->busy = false;
+    return st;
+}
+
 static ic_status_t shm_peer_alive(ic_transport_t *tt, int peer)
 {
     if (!tt || peer < 0 || peer >= tt->size)
@@ -410,6 +423,7 @@ static const ic_transport_ops_t shm_ops = {
     .notify = ic_shm_notify_op,
     .learn = ic_shm_learn_op,
     .progress = shm_progress_op,
+    .progress_busy = shm_progress_busy_op,
     .wait = ic_shm_op_wait,
     .wake = ic_shm_op_wake,
     .peer_alive = shm_peer_alive,
