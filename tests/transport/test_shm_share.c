@@ -116,17 +116,26 @@ static shm_xfer_t *xfer_of(ic_transport_t *t, ic_tx_req_t *req)
     return shm_seg_xfer(&((shm_transport_t *)(void *)t)->seg, 0, (uint32_t)r->ticket);
 }
 
+/* Tests *req until it completes or fails, for at most 20 s; *fin tells
+ * whether it completed.  Returns the last test's status. */
+static ic_status_t test_until_done(ic_transport_t *t, ic_tx_req_t *req, int *fin)
+{
+    ic_status_t st = IC_OK;
+    double t0 = now_s();
+    *fin = 0;
+    while (st == IC_OK && !*fin && now_s() - t0 < 20) {
+        st = t->ops->test(t, req, fin);
+        if (st == IC_OK && !*fin)
+            t->ops->wait(t, 0.001);
+    }
+    return st;
+}
+
 /* Runs *req (rank's) to completion; nonzero on failure, with a line. */
 static int finish(ic_transport_t *t, ic_tx_req_t *req, const char *what)
 {
-    int fin = 0;
-    ic_status_t st = IC_OK;
-    double t0 = now_s();
-    while (st == IC_OK && !fin && now_s() - t0 < 20) {
-        st = t->ops->test(t, req, &fin);
-        if (st == IC_OK && !fin)
-            t->ops->wait(t, 0.001);
-    }
+    int fin;
+    ic_status_t st = test_until_done(t, req, &fin);
     if (st == IC_OK && fin)
         return 0;
     printf("  %s: the request %s: %s\n", what, fin ? "failed" : "hung", ic_last_error());
@@ -292,14 +301,8 @@ static int staged_rank(int rank, int p, const char *name, void *arg, int mode)
                 printf("  recv-cancel: the cancelled receive's buffer is intact\n");
             }
         } else {
-            double t0 = now_s();
-            int fin = 0;
-            ic_status_t st = IC_OK;
-            while (st == IC_OK && !fin && now_s() - t0 < 20) {
-                st = t->ops->test(t, &req, &fin);
-                if (st == IC_OK && !fin)
-                    t->ops->wait(t, 0.001);
-            }
+            int fin;
+            ic_status_t st = test_until_done(t, &req, &fin);
             /* Its own first piece (the pattern) and nothing else: zeros. */
             int intact = pat_check(buf, PIECE, 77) < 0 && all_bytes(buf + PIECE, BIG - PIECE, 0);
             if (st == IC_OK || !intact) {
@@ -327,27 +330,15 @@ static int staged_rank(int rank, int p, const char *name, void *arg, int mode)
         flag[1] = 1;
         wait_flag(&flag[2], 1);
         if (mode == 1) {
-            int fin = 0;
-            ic_status_t st = IC_OK;
-            double t0 = now_s();
-            while (st == IC_OK && !fin && now_s() - t0 < 20) {
-                st = t->ops->test(t, &req, &fin);
-                if (st == IC_OK && !fin)
-                    t->ops->wait(t, 0.001);
-            }
+            int fin;
+            ic_status_t st = test_until_done(t, &req, &fin);
             if (st == IC_OK) {
                 printf("  recv-cancel: the send %s\n", fin ? "succeeded" : "hung");
                 rc = 1;
             }
         } else if (mode == 0) {
-            int fin = 0;
-            double t0 = now_s();
-            ic_status_t st = IC_OK;
-            while (st == IC_OK && !fin && now_s() - t0 < 20) {
-                st = t->ops->test(t, &req, &fin);
-                if (st == IC_OK && !fin)
-                    t->ops->wait(t, 0.001);
-            }
+            int fin;
+            ic_status_t st = test_until_done(t, &req, &fin);
             if (st != IC_OK || !fin) {
                 printf("  sender: the send did not complete: %s\n", ic_last_error());
                 rc = 1;
