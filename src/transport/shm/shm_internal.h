@@ -34,9 +34,9 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 13u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
+#define SHM_VERSION 14u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
                          * 11: cma_extra_ns; 12: SHM_RTS_CHUNK, cma_extra_ns when crowded;
-                         * 13: shm_xfer_t's read_after */
+                         * 13: shm_xfer_t's read_after; 14: a queue's flooded line */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -195,6 +195,13 @@ typedef struct shm_ux {
 } shm_ux_t;
 #define SHM_UX_SMALL 64
 #define SHM_UX_KEEP 4096 /* 1024 left a rank that runs ahead by more paying malloc/free */
+/* Flow control (shm_ux.c): a consumer holding this many early messages, or
+ * bytes of them, from one producer raises the queue's flooded flag, and
+ * lowers it at half of both; the producer holds new eager sends to it
+ * meanwhile, for at most SHM_FLOOD_HOLD_NS at a stretch. */
+#define SHM_FLOOD_MSGS 4096u
+#define SHM_FLOOD_BYTES (8u << 20)
+#define SHM_FLOOD_HOLD_NS 100000000u /* 0.1 s; shm_transport_t.flood_hold_ns */
 
 typedef struct shm_fin {
     uint64_t xfer;
@@ -234,6 +241,14 @@ typedef struct shm_peer {
     shm_notice_t *notes;    /* notices waiting for room in the queue (after the FINs) */
     uint32_t nnotes, capnotes;
     uint32_t npending; /* requests in flight with this peer */
+    /* Flow control (shm_ux.c).  As the consumer: the early messages from
+     * peer held here and their bytes, and whether this rank raised the
+     * peer -> me queue's flooded flag.  As the producer: since when the
+     * me -> peer flag holds this rank's eager sends (0: it does not). */
+    uint32_t held_msgs;
+    uint64_t held_bytes;
+    bool flood_raised;
+    uint64_t flood_since_ns;
     uint64_t last_check_ns;
     int pidfd; /* the peer's process (pidfd_open), or -1 */
 } shm_peer_t;
@@ -264,6 +279,8 @@ typedef struct shm_transport {
     shm_notice_t *notices; /* notices received: the calls that fail here */
     uint32_t nnotices, capnotices;
     uint32_t nux; /* unexpected messages buffered, over all peers */
+    uint32_t nflood; /* peers whose flooded flag held a send of this rank (shm_ux.c) */
+    uint64_t flood_hold_ns; /* SHM_FLOOD_HOLD_NS (tests change it) */
     /* The unexpected messages by call (shm_notice.c), so that a new call
      * finds its early messages of another signature in one look-up. */
     shm_uxcall_t *uxcalls[SHM_UXCALL_BUCKETS];
@@ -390,6 +407,22 @@ void ic_shm_uxcalls_free(shm_transport_t *t);
 shm_ux_t *ic_shm_ux_new(shm_transport_t *t, size_t keep);
 void ic_shm_ux_release(shm_transport_t *t, shm_ux_t *u);
 void ic_shm_ux_free_all(shm_transport_t *t);
+/* Flow control: u (from peer) is now held here / is held no longer (a
+ * receive took it or a notice dropped it). */
+void ic_shm_ux_held(shm_transport_t *t, int peer, const shm_ux_t *u);
+void ic_shm_ux_unheld(shm_transport_t *t, int peer, const shm_ux_t *u);
+/* Producer: whether an eager send to peer waits now because peer holds
+ * too many early messages of this rank (its flooded flag, for at most
+ * SHM_FLOOD_HOLD_NS at a stretch).  The common case is one load of a line
+ * that only changes when the flag does. */
+bool ic_shm_flood_hold_slow(shm_transport_t *t, int peer, bool flooded);
+static inline bool ic_shm_flood_holds(shm_transport_t *t, int peer)
+{
+    bool flooded = atomic_load_explicit(&t->peers[peer].out.ctl->flooded, memory_order_relaxed);
+    if (!flooded && t->peers[peer].flood_since_ns == 0)
+        return false;
+    return ic_shm_flood_hold_slow(t, peer, flooded);
+}
 /* The error of a receive that matched a message of another call (sig). */
 ic_status_t ic_shm_sig_mismatch(const shm_req_t *r, uint32_t sig);
 /* Cancels r (any state) with st (shm_transport.c). */

@@ -159,6 +159,7 @@ static void apply(shm_transport_t *t, const shm_notice_t *n)
             if (u->is_rts)
                 ic_shm_send_fin(t, i, u->rts.xfer, st);
             ic_shm_uxcall_remove(t, &u->key);
+            ic_shm_ux_unheld(t, i, u);
             ic_shm_ux_release(t, u);
             t->nux--;
         }

@@ -84,6 +84,8 @@ static void set_key(shm_msg_t *m, const ic_match_key_t *k)
 int ic_shm_push_eager(shm_transport_t *t, int peer, const ic_match_key_t *key, const void *buf,
                       size_t bytes)
 {
+    if (peer != t->base.rank && ic_shm_flood_holds(t, peer))
+        return 0; /* the peer holds too many early messages of this rank (shm_ux.c) */
     shm_msg_t m;
     memset(&m, 0, sizeof m);
     set_key(&m, key);
@@ -243,7 +245,10 @@ int ic_shm_take_eager(shm_transport_t *t, int s, const ic_match_key_t *key, void
     return 1;
 }
 
-/* Handles every message waiting in the queue from peer s. */
+/* Handles the messages waiting in the queue from peer s, at most a
+ * ring's worth: a producer that refills the ring as fast as this loop
+ * empties it must not keep this rank here (shm_ux.c); what is left is
+ * read by the next progress call (force_scan). */
 static ic_status_t drain(shm_transport_t *t, int s, int *events)
 {
     shm_peer_t *P = &t->peers[s];
@@ -251,6 +256,10 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
     int popped = 0;
     const shm_msg_t *m;
     while ((m = ic_shm_q_peek(&P->in))) {
+        if ((uint32_t)popped >= P->in.ncells) {
+            t->force_scan = 1;
+            break;
+        }
         const shm_msg_t mh = *m; /* read once from the shared segment */
         ic_match_key_t key = {mh.comm, mh.seq, mh.tag, mh.sig};
         st = check_msg(t, s, &mh);
@@ -313,6 +322,7 @@ static ic_status_t drain(shm_transport_t *t, int s, int *events)
                 P->ux_tail = u;
                 t->nux++;
                 ic_shm_uxcall_add(t, &key);
+                ic_shm_ux_held(t, s, u);
             }
         }
         ic_shm_q_pop(&P->in, m);

@@ -111,11 +111,15 @@ typedef struct shm_rts {
 #define SHM_RTS_STREAM 1u /* with non-temporal copies */
 #define SHM_RTS_CHUNK 2u  /* with cached copies */
 
-/* The two lines of the diagram above: the waiting flag beside tail. */
+/* The two lines of the diagram above: the waiting flag beside tail; and a
+ * third, written only when it changes (rarely), so the producer's look at
+ * it on every eager push stays in its own cache: the consumer holds too
+ * many early messages of this producer (shm_ux.c, flow control). */
 typedef struct shm_qctl {
     _Alignas(64) _Atomic uint64_t head;
     _Alignas(64) _Atomic uint64_t tail;
     atomic_uint waiting; /* the producer found the ring full */
+    _Alignas(64) atomic_uint flooded; /* consumer: hold new eager sends (shm_ux.c) */
 } shm_qctl_t;
 
 /* One side's private view of a queue. */

@@ -199,6 +199,7 @@ static ic_status_t post_recv(ic_transport_t *tt, int peer, ic_match_key_t key, v
             P->ux_tail = prev;
         t->nux--;
         ic_shm_uxcall_remove(t, &u->key);
+        ic_shm_ux_unheld(t, peer, u);
         if (u->key.sig != key.sig) {
             ic_shm_complete(t, r, ic_shm_sig_mismatch(r, u->key.sig));
             if (u->is_rts)
@@ -491,6 +492,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->oversubscribed = h->crowded != 0;
     t->qpoll = size <= SHM_QPOLL_MAX;
     t->yield_ns = ic_shm_yield_ns(t->oversubscribed);
+    t->flood_hold_ns = SHM_FLOOD_HOLD_NS;
     t->stream_min = ic_shm_stream_min(t->oversubscribed);
     t->stream_xchg_min = ic_shm_stream_xchg_min(t->stream_min);
     t->probe_word = probe_value(h->tag, rank);

@@ -49,7 +49,10 @@
  *     tens of microseconds;
  *  3. FUTEX_WAIT with a timeout of at most SLEEP_MS, after which the flags
  *     and the peers' pids are checked again.  So a failure is seen within
- *     about SLEEP_MS + CHECK_MS even if nobody rings.
+ *     about SLEEP_MS + CHECK_MS even if nobody rings.  A rank with a send
+ *     held by a peer's flooded flag (shm_ux.c) returns after one such
+ *     sleep, so that its next progress call can let the send go once the
+ *     hold has lasted SHM_FLOOD_HOLD_NS.
  * At 4 ranks on 2 cores this took 8-byte calls from 7-8 us to 3-6 us and
  * removed the runs of 25-90 us that futex sleeps between steps caused
  * (before: a fixed 2 us poll, then 4 yields; docs/perf/shm-waits-p4.md).
@@ -382,6 +385,9 @@ static ic_status_t wait_longer(shm_transport_t *t, atomic_uint *bell, unsigned v
         return st;
     uint64_t start = ic_shm_now_ns();
     uint64_t limit = timeout_s >= 1e9 ? UINT64_MAX / 2 : (uint64_t)(timeout_s * 1e9);
+    /* A send held by a peer's flooded flag (shm_ux.c) goes after at most
+     * SHM_FLOOD_HOLD_NS, in a progress call: sleep one slice only. */
+    bool held = t->nflood > 0 && t->nbacklog > 0;
     ic_tx_guard_release(tt);
     /* Phase 2: let other ranks on this core run, polling between yields
      * for up to t->yield_ns (a yield returns at once when nothing else
@@ -407,7 +413,7 @@ static ic_status_t wait_longer(shm_transport_t *t, atomic_uint *bell, unsigned v
         ic_tx_guard_take(tt);
         st = check_all(t);
         ic_tx_guard_release(tt);
-        if (st != IC_OK)
+        if (st != IC_OK || held)
             goto out;
     }
 out:
