@@ -15,8 +15,11 @@
 #
 # Environment: PS (default "2 4"), R (default 3), COLLS (names, default all), SIZES
 # (intercom-bench totals, default 8,4096,262144,16777216), ITERS/WARMUP (default
-# 20/3 per size), BUILD_DIR (default build), REPORT_ONLY=1 (no runs: the
-# table again from bench/results/real-regret.csv).  Information, not a
+# 20/3 per size), BUILD_DIR (default build), BENCH_ARGS (added to every
+# intercom-bench run, e.g. "--touch": inputs rewritten before each call, as
+# a program has them; docs/selection.md), OUT (default real-regret: the
+# names of the .csv and .md in bench/results), REPORT_ONLY=1 (no runs: the
+# table again from the csv).  Information, not a
 # test: the machine is shared and p > cores oversubscribes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +29,8 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-3}
 SIZES=${SIZES:-8,4096,262144,16777216}
 B=${BUILD_DIR:-build}
-raw=bench/results/real-regret.csv
+OUT=${OUT:-real-regret}
+raw=bench/results/$OUT.csv
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 if [ "${REPORT_ONLY:-0}" != 1 ]; then
@@ -43,7 +47,8 @@ for p in $PS; do
       for algo in auto $(echo "${line#*: }" | tr -d ','); do
         echo "p=$p rep $rep/$R $coll $algo" >&2
         "$B/intercom-run" -n "$p" "$B/intercom-bench" -c "$coll" --sizes "$sizes" \
-          --iters "$ITERS" --warmup "$WARMUP" --algo "$algo" --csv "$tmp" >/dev/null 2>&1 || continue
+          --iters "$ITERS" --warmup "$WARMUP" --algo "$algo" ${BENCH_ARGS:-} --csv "$tmp" \
+          >/dev/null 2>&1 || continue
         mode=forced
         [ "$algo" = auto ] && mode=auto
         # collective,p,size,bytes,algorithm,iters,warmup,median_us,min_us,max_us
@@ -54,11 +59,13 @@ for p in $PS; do
   done
 done
 fi
-out=bench/results/real-regret.md
+out=bench/results/$OUT.md
 {
   echo "# Selection regret measured on $(hostname) ($(nproc) CPUs), $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
   echo "R = $R runs of $ITERS timed iterations ($WARMUP warm-up) per algorithm and size;"
+  [ -n "${BENCH_ARGS:-}" ] && echo "intercom-bench options: $BENCH_ARGS."
+
   echo "each figure is the median over the runs of each run's median (us)."
   echo
   awk -F, 'NR > 1 {

@@ -18,6 +18,10 @@
  *           stands behind the held sends: it must arrive (a hold lasts at
  *           most flood_hold_ns, 20 ms here), then the N in order.  With
  *           holds that never end this case hangs until the job's limit.
+ *   stretch: (one process, the producer's rule alone) a raised flag holds
+ *           every send; once a hold has lasted a whole stretch exactly
+ *           SHM_FLOOD_MSGS sends go and the next send is held again; a
+ *           lowered flag holds nothing and forgets the hold.
  */
 #include "shm_harness.h" /* first: it selects the POSIX/Linux interfaces */
 
@@ -170,8 +174,50 @@ static int escape_rank(int rank, int size, const char *name, void *arg)
     return bad;
 }
 
+/* The producer's rule on a transport of two ranks made by hand. */
+static int stretch_case(void)
+{
+    static shm_qctl_t ctl;
+    static shm_peer_t peers[2];
+    static shm_transport_t t;
+    t.base.rank = 0;
+    t.base.size = 2;
+    t.peers = peers;
+    t.flood_hold_ns = UINT64_MAX / 2;
+    peers[1].out.ctl = &ctl;
+    int bad = 0;
+    printf("test_shm_flood: stretch\n");
+    if (ic_shm_flood_holds(&t, 1)) {
+        printf("FAIL: stretch: a send held with the flag down\n");
+        bad++;
+    }
+    atomic_store(&ctl.flooded, 1u);
+    for (int i = 0; i < 3; i++)
+        if (!ic_shm_flood_holds(&t, 1)) {
+            printf("FAIL: stretch: send %d not held with the flag up\n", i);
+            bad++;
+        }
+    peers[1].flood_since_ns = 1; /* the hold began long ago: the stretch is over */
+    t.flood_hold_ns = 1000000000u;
+    int went = 0;
+    while (went <= (int)SHM_FLOOD_MSGS && !ic_shm_flood_holds(&t, 1))
+        went++;
+    if (went != (int)SHM_FLOOD_MSGS || t.nflood != 1) {
+        printf("FAIL: stretch: %d sends went after a whole stretch (want %u), nflood %u\n",
+               went, SHM_FLOOD_MSGS, t.nflood);
+        bad++;
+    }
+    atomic_store(&ctl.flooded, 0u);
+    if (ic_shm_flood_holds(&t, 1) || t.nflood != 0 || peers[1].flood_since_ns != 0) {
+        printf("FAIL: stretch: the lowered flag still holds (nflood %u)\n", t.nflood);
+        bad++;
+    }
+    return bad;
+}
+
 int main(void)
 {
+    int bad = stretch_case();
     volatile int *flags =
         mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (flags == MAP_FAILED)
@@ -180,5 +226,5 @@ int main(void)
     static const char *const names[] = {"hold", "escape"};
     static const shm_rank_fn fns[] = {hold_rank, escape_rank};
     int failures = run_pair_cases("test_shm_flood", 2, names, fns, &arg, flags);
-    return failures ? 1 : 0;
+    return failures || bad ? 1 : 0;
 }

@@ -198,7 +198,8 @@ typedef struct shm_ux {
 /* Flow control (shm_ux.c): a consumer holding this many early messages, or
  * bytes of them, from one producer raises the queue's flooded flag, and
  * lowers it at half of both; the producer holds new eager sends to it
- * meanwhile, for at most SHM_FLOOD_HOLD_NS at a stretch. */
+ * meanwhile, for at most SHM_FLOOD_HOLD_NS at a stretch, after which
+ * SHM_FLOOD_MSGS of them go before the next stretch. */
 #define SHM_FLOOD_MSGS 4096u
 #define SHM_FLOOD_BYTES (8u << 20)
 #define SHM_FLOOD_HOLD_NS 100000000u /* 0.1 s; shm_transport_t.flood_hold_ns */
@@ -244,10 +245,12 @@ typedef struct shm_peer {
     /* Flow control (shm_ux.c).  As the consumer: the early messages from
      * peer held here and their bytes, and whether this rank raised the
      * peer -> me queue's flooded flag.  As the producer: since when the
-     * me -> peer flag holds this rank's eager sends (0: it does not). */
+     * me -> peer flag holds this rank's eager sends (0: it does not), and
+     * how many may still go after a whole stretch of holding. */
     uint32_t held_msgs;
     uint64_t held_bytes;
     bool flood_raised;
+    uint32_t flood_credit;
     uint64_t flood_since_ns;
     uint64_t last_check_ns;
     int pidfd; /* the peer's process (pidfd_open), or -1 */

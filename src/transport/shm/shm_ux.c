@@ -40,9 +40,11 @@
  * calls on one communicator started before a blocking call on another,
  * which the peer makes first), and that later message waits behind the
  * held ones.  So a hold lasts at most SHM_FLOOD_HOLD_NS at a stretch:
- * after that the sends go, and the flag holds nothing until it has been
- * seen down; a rank with a held send sleeps in slices of at most
- * SLEEP_MS so that it notices (shm_wait.c).  Self-sends are never held.
+ * after that SHM_FLOOD_MSGS sends go and the next stretch begins (a
+ * receiver that is merely slow then holds at most that many more per
+ * stretch, one waiting for a late message gets it after a few); a rank
+ * with a held send sleeps in slices of at most SLEEP_MS so that it
+ * notices (shm_wait.c).  Self-sends are never held.
  */
 #include "transport/shm/shm_internal.h"
 
@@ -114,7 +116,12 @@ bool ic_shm_flood_hold_slow(shm_transport_t *t, int peer, bool flooded)
     shm_peer_t *P = &t->peers[peer];
     if (!flooded) { /* seen down: the next rise holds again */
         P->flood_since_ns = 0;
+        P->flood_credit = 0;
         t->nflood--;
+        return false;
+    }
+    if (P->flood_credit > 0) { /* the sends let go after a whole stretch */
+        P->flood_credit--;
         return false;
     }
     uint64_t now = ic_shm_now_ns();
@@ -123,5 +130,11 @@ bool ic_shm_flood_hold_slow(shm_transport_t *t, int peer, bool flooded)
         t->nflood++;
         return true;
     }
-    return now - P->flood_since_ns < t->flood_hold_ns;
+    if (now - P->flood_since_ns < t->flood_hold_ns)
+        return true;
+    /* Held for a whole stretch: this send and SHM_FLOOD_MSGS - 1 more go,
+     * then the next stretch begins. */
+    P->flood_credit = SHM_FLOOD_MSGS - 1;
+    P->flood_since_ns = now | 1u;
+    return false;
 }
