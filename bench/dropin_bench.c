@@ -7,7 +7,7 @@
  *   mpirun -n P dropin_bench [--sizes 8,4K,64K,1M,16M] [--colls all|LIST]
  *                            [--iters N] [--target-ms 20] [--min-iters 5]
  *                            [--max-iters 200] [--big 16M] [--big-min-iters 3]
- *                            [--sync mpi|pmpi|window]
+ *                            [--sync mpi|pmpi|window] [--touch]
  *
  * What "bytes" (a size of --sizes) means per collective; root 0 throughout,
  * reductions are MPI_FLOAT / MPI_SUM over n = bytes / 4 floats (at least 1),
@@ -42,6 +42,15 @@
  * barrier that lets ranks leave far apart shows in the next call's time).
  * --sync pmpi makes them PMPI_Barrier and PMPI_Allreduce instead, the MPI's
  * own in both runs, so that only the timed call differs.
+ *
+ * --touch rewrites every rank's input before every timed call (untimed:
+ * before the barrier, or before the window's instant, the window then
+ * holding the rewrite too): the send buffer, or the root's buffer for
+ * bcast, copied in again from a saved copy, as a program that has just
+ * computed its data would.  Without it the input is written once, and a
+ * peer that read it in an earlier call may still hold its lines in its
+ * cache, which flatters single-copy reads (process_vm_readv, the MPIs'
+ * CMA) of unchanged data (docs/benchmarks.md, "Touched inputs").
  *
  * --sync window times every call from one common instant instead of from
  * each rank's own exit of a barrier (window-based synchronisation, as in
@@ -122,6 +131,7 @@ static int me, np;
 static int sync_pmpi;   /* --sync pmpi: the timing's collectives are PMPI_ */
 static int sync_window; /* --sync window: timed from a common instant */
 static int crowded;     /* this host's ranks outnumber its cores: waits yield */
+static int touch;       /* --touch: rewrite the input before every timed call */
 
 static void sync_barrier(void)
 {
@@ -155,6 +165,7 @@ typedef struct {
     void *sb, *rb; /* send and receive buffers */
     size_t sbytes, rbytes;
     int *counts, *displs; /* the v-forms: P equal counts, k * count */
+    void *fresh;  /* --touch: the input's contents, copied in before every call */
 } cell_t;
 
 static int is_reduction(int c)
@@ -235,8 +246,29 @@ static void cell_alloc(cell_t *c)
     }
 }
 
+/* The buffer --touch rewrites: the root's message for bcast, else the input. */
+static void *input_of(const cell_t *c, size_t *bytes)
+{
+    if (c->coll == C_BCAST) {
+        *bytes = me == 0 ? c->rbytes : 0;
+        return c->rb;
+    }
+    *bytes = c->sbytes;
+    return c->sb;
+}
+
+/* --touch: this rank writes its input again, as its program would. */
+static void touch_input(const cell_t *c)
+{
+    size_t n;
+    void *in = input_of(c, &n);
+    if (touch && n)
+        memcpy(in, c->fresh, n);
+}
+
 static void cell_free(cell_t *c)
 {
+    free(c->fresh);
     free(c->sb);
     free(c->rb);
     free(c->counts);
@@ -397,7 +429,7 @@ static void usage(const char *prog)
     if (me == 0) {
         fprintf(stderr, "usage: %s [--sizes 8,4K,64K,1M,16M] [--colls all|bcast,reduce,...] "
                         "[--iters N] [--target-ms MS] [--min-iters N] [--max-iters N] "
-                        "[--big SIZE] [--big-min-iters N] [--sync mpi|pmpi|window]\n"
+                        "[--big SIZE] [--big-min-iters N] [--sync mpi|pmpi|window] [--touch]\n"
                         "collectives:", prog);
         for (int k = 0; k < NCOLL; k++)
             fprintf(stderr, " %s", coll_names[k]);
@@ -422,6 +454,7 @@ static int window_loop(cell_t *c, int iters, double window, double *t, double *l
     double start = mono_s() + 1e-3 + window; /* after the broadcast, also a slow one */
     sync_bcast(&start, 1);
     for (int it = 0; it < iters; it++) {
+        touch_input(c);
         double at = start + it * window, tnow = mono_s();
         late[it] = tnow > at;
         while (tnow < at) {
@@ -463,8 +496,18 @@ static void run_cell(cell_t *c, int fixed_iters, double target_s, int min_iters,
         tw2 = dt;
     }
     int bad = check(c);
-    double agree[3] = {tw, (double)bad, tw2};
-    sync_max(agree, 3);
+    double t_touch = 0; /* one rewrite of the input (--touch), held by each window */
+    if (touch) {
+        size_t n;
+        void *in = input_of(c, &n);
+        c->fresh = xmalloc(n);
+        memcpy(c->fresh, in, n);
+        double t0 = MPI_Wtime();
+        touch_input(c);
+        t_touch = MPI_Wtime() - t0;
+    }
+    double agree[4] = {tw, (double)bad, tw2, t_touch};
+    sync_max(agree, 4);
     if (agree[1] != 0) {
         if (me == 0) {
             printf("FAIL coll=%s bytes=%zu p=%d: wrong result (see the rank lines above)\n",
@@ -475,7 +518,7 @@ static void run_cell(cell_t *c, int fixed_iters, double target_s, int min_iters,
     }
     /* An iteration takes one call (barrier timing) or one window. */
     /* The window from the second warm-up call (the first one plans). */
-    double window = 2 * agree[2] + 30e-6, per_iter = sync_window ? window : agree[0];
+    double window = 2 * agree[2] + 2 * agree[3] + 30e-6, per_iter = sync_window ? window : agree[0];
     int iters = fixed_iters;
     if (iters <= 0) {
         double want = per_iter > 0 ? target_s / per_iter : max_iters;
@@ -498,6 +541,7 @@ static void run_cell(cell_t *c, int fixed_iters, double target_s, int min_iters,
             n = iters;
     } else {
         for (int it = 0; it < iters; it++) {
+            touch_input(c);
             sync_barrier();
             double s = MPI_Wtime();
             call(c);
@@ -531,6 +575,10 @@ int main(int argc, char **argv)
     size_t big = (size_t)16 << 20;
     double target_ms = 20;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--touch")) {
+            touch = 1;
+            continue;
+        }
         if (i + 1 >= argc)
             usage(argv[0]);
         if (!strcmp(argv[i], "--sizes"))

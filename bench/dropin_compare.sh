@@ -6,7 +6,7 @@
 #   bench/dropin_compare.sh [--impl openmpi|mpich|both] [-p 2,4] [--hosts 3x2|none]
 #                           [--sizes 8,4K,64K,1M,16M] [--reps 5] [--host-reps 3]
 #                           [--colls all|bcast,...] [--build DIR] [--stall 60]
-#                           [--sync mpi|pmpi|window] [--name PREFIX] [--bind]
+#                           [--sync mpi|pmpi|window] [--name PREFIX] [--bind] [--touch]
 #   bench/dropin_compare.sh --report bench/results/dropin-DATE-HOST.csv
 #
 # Builds what it needs: Debian's Open MPI and MPICH (scripts/deps.sh mpi)
@@ -51,6 +51,13 @@
 # instead of the kernel moving them (3 and 1 for a while, then 2 and 2:
 # docs/perf/placement-p4.md).  The pretend hosts' jobs (--hosts) stay unbound.
 #
+# --touch: every rank rewrites its input before every timed call (untimed;
+# dropin_bench --touch), in every run, as a program that has just computed
+# its data would: a peer's single-copy read then finds the lines in the
+# writer's cache, not in its own from the call before (docs/benchmarks.md,
+# "Touched inputs").  Use with --name (e.g. --name touch) to keep the files
+# apart from untouched runs.
+#
 # --name PREFIX: files are named PREFIX-... instead of dropin-... (bench/compare
 # uses it so that its runs leave the drop-in's own tables alone).
 #
@@ -75,12 +82,13 @@ ALL_COLLS+=" reduce_scatter reduce_scatter_block alltoall alltoallv barrier scan
 
 impl_arg=both ps=2,4 hosts_arg=3x2 sizes_arg=8,4K,64K,1M,16M reps=5 host_reps=3
 colls_arg=all build=$here/build-bench stall=60 done_grace=30 report_csv="" sync=mpi name=dropin
-bind=0
+bind=0 touch=0
 cmdline="bench/dropin_compare.sh${*:+ $*}"
 
 usage() { sed -n '2,10p' "$0" >&2; exit 2; }
 while (($#)); do
     if [[ $1 == --bind ]]; then bind=1; shift; continue; fi
+    if [[ $1 == --touch ]]; then touch=1; shift; continue; fi
     [[ $# -ge 2 || $1 == -h || $1 == --help ]] || usage
     case $1 in
         --impl) impl_arg=$2 ;;
@@ -207,6 +215,7 @@ write_md() {
         local sub=""
         [[ $tag != -pmpi ]] || sub=" (timed with MPI's own barrier)"
         [[ $tag != -window ]] || sub=" (timed from a common start instant)"
+        ! grep -q -- '--touch' "$log" 2>/dev/null || sub+=", inputs rewritten before every call"
         echo "# The MPI drop-in next to $( [[ $impl == mpich ]] && echo MPICH || echo "Open MPI") itself$sub"
         echo
         echo "\`libintercom_mpi.so\` LD_PRELOADed under an unmodified MPI program"
@@ -526,6 +535,7 @@ launch() {
         fi
     fi
     cmd+=("$bin" --sizes "${sz// /,}" --colls "${cl// /,}" --sync "$sync")
+    [[ $touch == 0 ]] || cmd+=(--touch)
     echo "## job: ${cmd[*]}" >> "$log"
     setsid "${cmd[@]}" > "$out" 2>&1 < /dev/null &
     pid=$!
