@@ -8,7 +8,9 @@
  * process's own memory and one memcpy of the same bytes, in the cache,
  * R pairs (default 2000); the minimum and the mean of each, in us.  Then
  * ic_shm_cma_extra_ns() five times (the creator's figure, in ns; from
- * SHM_CMA_DEAR_NS single copy counts as dear).
+ * SHM_CMA_DEAR_NS single copy counts as dear) and ic_shm_cma_large_x100()
+ * five times (4 MiB, hundredths of a memcpy; below SHM_CMA_STREAM_X100
+ * large one-way messages are shared instead of streamed).
  *
  *   build/cma_micro [R]        (built with the library)
  */
@@ -72,6 +74,10 @@ int main(int argc, char **argv)
     printf("ic_shm_cma_extra_ns (16 KiB, median of 31; dear from %u):", SHM_CMA_DEAR_NS);
     for (int i = 0; i < 5; i++)
         printf(" %u", ic_shm_cma_extra_ns(NULL));
+    printf("\n");
+    printf("ic_shm_cma_large_x100 (4 MiB, fastest of 5; streamed from %u):", SHM_CMA_STREAM_X100);
+    for (int i = 0; i < 5; i++)
+        printf(" %u", ic_shm_cma_large_x100());
     printf("\n");
     free(a);
     free(b);

@@ -147,6 +147,12 @@ ic_status_t ic_env_read(ic_env_t *env)
                           "ic_init: IC_SHM_CMA_EXTRA_NS='%.32s' is not a count of nanoseconds "
                           "(plain decimal digits, 0..999999999)",
                           extra);
+    const char *large = getenv("IC_SHM_CMA_LARGE_X100");
+    if (st == IC_OK && large && *large && decimal(large, 0, 999999999) < 0)
+        st = ic_set_error(IC_ERR_ARG,
+                          "ic_init: IC_SHM_CMA_LARGE_X100='%.32s' is not a ratio in hundredths "
+                          "(plain decimal digits, 0..999999999)",
+                          large);
     return st;
 }
 

@@ -584,10 +584,84 @@ static void test_oneway_limit(void)
     }
 }
 
+/* A rank of a 2-rank job whose creator's IC_SHM_CMA_LARGE_X100 is *arg
+ * (this rank's own environment says otherwise, and IC_SHM_STREAM_MIN is
+ * unset): the header holds the creator's figure, and a one-way message
+ * from the streaming threshold on streams only from SHM_CMA_STREAM_X100 on
+ * (where single copy works and each rank has a core; else the threshold
+ * is the ordinary one).  Two ranks' requests are made up here, nothing is
+ * sent: ic_shm_bulk_mode decides from the request's size alone. */
+static int large_rank(int rank, int size, const char *name, void *arg)
+{
+    uint32_t x100 = *(const uint32_t *)arg;
+    setenv("IC_SHM_CMA_LARGE_X100", x100 < SHM_CMA_STREAM_X100 ? "400" : "100", 1);
+    ic_transport_t *t = open_rank(name, rank, size);
+    const shm_transport_t *st = (const shm_transport_t *)(const void *)t;
+    int bad = 0;
+    bool share = st->cma && x100 < SHM_CMA_STREAM_X100;
+    uint64_t want = share ? 0 : st->stream_min;
+    if (st->seg.hdr->cma_large_x100 != x100 || st->stream_oneway_min != want ||
+        st->stream_min == 0) {
+        printf("  rank %d: cma_large_x100 %u, want %u; one-way streaming from %llu, want %llu "
+               "(stream_min %llu)\n",
+               rank, st->seg.hdr->cma_large_x100, x100, (unsigned long long)st->stream_oneway_min,
+               (unsigned long long)want, (unsigned long long)st->stream_min);
+        bad = 31;
+    }
+    shm_req_t r;
+    memset(&r, 0, sizeof r);
+    r.peer = 1 - rank;
+    r.bytes = st->stream_min;
+    uint32_t mode = st->nrecvs == 0 ? ic_shm_bulk_mode(st, &r) : UINT32_MAX;
+    uint32_t want_mode = share ? 0u : SHM_RTS_STREAM;
+    if (st->cma && mode != want_mode) {
+        printf("  rank %d: a one-way %llu-byte message goes in mode %u, want %u\n", rank,
+               (unsigned long long)r.bytes, mode, want_mode);
+        bad = 32;
+    }
+    t->ops->close(t);
+    return bad;
+}
+
+/* The creator's large single-copy figure decides, for every rank, whether
+ * large one-way messages stream or are shared; and the rule itself. */
+static void test_large_copy_rule(void)
+{
+    static const uint32_t figures[] = {150, SHM_CMA_STREAM_X100};
+    for (size_t i = 0; i < 2; i++) {
+        int status[2] = {0, 0};
+        char name[64], d0[32], d1[32], v[16];
+        uint32_t x100 = figures[i];
+        snprintf(v, sizeof v, "%u", x100);
+        setenv("IC_SHM_CORES", "64", 1);
+        setenv("IC_SHM_CMA_LARGE_X100", v, 1);
+        unsetenv("IC_SHM_STREAM_MIN");
+        int rc = run_job(2, large_rank, &x100, 30, MARK_BAD, status, name);
+        unsetenv("IC_SHM_CMA_LARGE_X100");
+        unsetenv("IC_SHM_CORES");
+        CHECK(rc == 0 && status[0] == 0 && status[1] == 0, "IC_SHM_CMA_LARGE_X100=%s: %s, %s", v,
+              describe(status[0], d0, sizeof d0), describe(status[1], d1, sizeof d1));
+    }
+    uint64_t m = 16u << 20;
+    CHECK(ic_shm_stream_oneway_min(m, true, 150) == 0 &&
+              ic_shm_stream_oneway_min(m, true, SHM_CMA_STREAM_X100 - 1) == 0 &&
+              ic_shm_stream_oneway_min(m, true, SHM_CMA_STREAM_X100) == m &&
+              ic_shm_stream_oneway_min(m, true, 0) == m &&
+              ic_shm_stream_oneway_min(m, false, 150) == m &&
+              ic_shm_stream_oneway_min(0, true, 150) == 0,
+          "ic_shm_stream_oneway_min: shared below %u hundredths only", SHM_CMA_STREAM_X100);
+    setenv("IC_SHM_STREAM_MIN", "1048576", 1);
+    CHECK(ic_shm_stream_oneway_min(1u << 20, true, 150) == 1u << 20,
+          "ic_shm_stream_oneway_min: IC_SHM_STREAM_MIN set streams whatever the figure");
+    unsetenv("IC_SHM_STREAM_MIN");
+    fflush(stdout);
+}
+
 int main(void)
 {
     test_layout();
     test_oneway_limit();
+    test_large_copy_rule();
     test_crowded_agreement();
     test_eager_max_env();
     test_name_and_mode();

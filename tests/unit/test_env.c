@@ -6,7 +6,8 @@
  * fails ic_env_read with
  * IC_ERR_ARG and a message naming the variable and the value;
  * IC_SHM_CORES takes a count of cores, 1..65536, checked alike;
- * IC_SHM_CMA_EXTRA_NS a count of nanoseconds, 0..999999999; and
+ * IC_SHM_CMA_EXTRA_NS a count of nanoseconds, 0..999999999,
+ * IC_SHM_CMA_LARGE_X100 a ratio in hundredths, 0..999999999; and
  * IC_SHM_EAGER_STREAM takes 0 or 1.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -80,6 +81,20 @@ int main(void)
               "IC_SHM_CMA_EXTRA_NS=%s: status %d, '%s'", ns_bad[i], (int)st, ic_last_error());
     }
     unsetenv("IC_SHM_CMA_EXTRA_NS");
+    /* IC_SHM_CMA_LARGE_X100: hundredths, 0..999999999 (shm_cma_cost.c). */
+    for (int i = 0; i < 3; i++) {
+        setenv("IC_SHM_CMA_LARGE_X100", ns_good[i], 1);
+        CHECK(ic_env_read(&env) == IC_OK, "IC_SHM_CMA_LARGE_X100=%s: %s", ns_good[i],
+              ic_last_error());
+    }
+    for (int i = 0; i < 5; i++) {
+        setenv("IC_SHM_CMA_LARGE_X100", ns_bad[i], 1);
+        ic_status_t st = ic_env_read(&env);
+        CHECK(st == IC_ERR_ARG && strstr(ic_last_error(), "IC_SHM_CMA_LARGE_X100") &&
+                  strstr(ic_last_error(), ns_bad[i]),
+              "IC_SHM_CMA_LARGE_X100=%s: status %d, '%s'", ns_bad[i], (int)st, ic_last_error());
+    }
+    unsetenv("IC_SHM_CMA_LARGE_X100");
     /* IC_SHM_EAGER_STREAM: 0 or 1 (unset: adaptive, shm_queue.h). */
     static const char *const eager_good[] = {"0", "1"}, *const eager_bad[] = {"yes", "2", "auto"};
     for (int i = 0; i < 2; i++) {

@@ -29,6 +29,25 @@
  * ptrace rules) gets 0 and *works false: the ranks then find single copy
  * refused anyway and use the chunked copy, and the limits stay those of
  * ic_shm_layout.
+ *
+ * ic_shm_cma_large_x100 measures the same for LARGE_BYTES (4 MiB) as a
+ * ratio, times 100: the fastest of LARGE_REPS process_vm_readv over the
+ * fastest of as many ic_copy calls, after one untimed pair (about 2 ms).
+ * It decides how a one-way message above the streaming threshold (16 MiB
+ * with a 32 MiB last-level cache) goes: streamed through the bulk buffer
+ * (both sides copy every byte, the sender with non-temporal stores) or
+ * shared (the two sides each take pieces of one single copy, shm_share.c;
+ * a side busy with a local step leaves them to the other).  By a simple
+ * model sharing costs half the ratio's memcpys per byte on each core and
+ * streaming one memcpy on each, and a rooted call's root copies its own
+ * block besides: sharing pays for the rooted calls up to a ratio of about
+ * 3, for a broadcast up to 2.  On the AMD EPYC VM on 2026-12-07 the ratio
+ * read 2.2-3.0, and shared 2-rank scatter(v), gather(v), scan and exscan
+ * of 16-64 MiB blocks took 0.61-0.92 of their streamed time, bcast
+ * 0.89-0.93, reduce 1.01-1.19 (docs/perf/copy.md, section 6).  From
+ * SHM_CMA_STREAM_X100 (4.0), above both marks so that a machine like this
+ * one does not flip between jobs, such messages stream as before.
+ * IC_SHM_CMA_LARGE_X100=N sets the figure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -44,6 +63,8 @@
 #define PROBE_BYTES 16384u
 #define PROBE_WARMUP 8
 #define PROBE_REPS 31
+#define LARGE_BYTES (4u << 20)
+#define LARGE_REPS 5
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -86,6 +107,44 @@ uint32_t ic_shm_cma_extra_ns(bool *works)
     qsort(extra, PROBE_REPS, sizeof *extra, cmp_u64);
     *works = true;
     result = extra[PROBE_REPS / 2] > UINT32_MAX ? UINT32_MAX : (uint32_t)extra[PROBE_REPS / 2];
+out:
+    free(src);
+    return result;
+}
+
+uint32_t ic_shm_cma_large_x100(void)
+{
+    const char *env = getenv("IC_SHM_CMA_LARGE_X100");
+    if (env && *env)
+        return (uint32_t)ic_shm_env_u64("IC_SHM_CMA_LARGE_X100", 0);
+    unsigned char *src = malloc(2 * (size_t)LARGE_BYTES);
+    if (!src)
+        return 0;
+    unsigned char *dst = src + LARGE_BYTES;
+    memset(src, 0x5a, LARGE_BYTES);
+    memset(dst, 0, LARGE_BYTES);
+    pid_t me = getpid();
+    uint64_t best_cma = UINT64_MAX, best_copy = UINT64_MAX;
+    uint32_t result = 0;
+    for (int i = 0; i <= LARGE_REPS; i++) {
+        struct iovec l = {dst, LARGE_BYTES}, r = {src, LARGE_BYTES};
+        uint64_t t0 = ic_shm_now_ns();
+        ssize_t got = process_vm_readv(me, &l, 1, &r, 1, 0);
+        uint64_t t1 = ic_shm_now_ns();
+        ic_copy(dst, src, LARGE_BYTES);
+        __asm__ __volatile__("" : : "r"(dst) : "memory");
+        uint64_t t2 = ic_shm_now_ns();
+        if (got != (ssize_t)LARGE_BYTES)
+            goto out;
+        if (i == 0)
+            continue; /* the first pair faults the pages in */
+        best_cma = t1 - t0 < best_cma ? t1 - t0 : best_cma;
+        best_copy = t2 - t1 < best_copy ? t2 - t1 : best_copy;
+    }
+    if (best_copy > 0) {
+        uint64_t x = best_cma * 100 / best_copy;
+        result = x == 0 ? 1 : x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+    }
 out:
     free(src);
     return result;

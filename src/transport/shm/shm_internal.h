@@ -34,9 +34,10 @@
 #include <sys/types.h>
 
 #define SHM_MAGIC 0x6d68735f6d6f6369ull /* "icom_shm" */
-#define SHM_VERSION 14u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
+#define SHM_VERSION 15u /* 9: oneway_max in the header; 10: a queue's waiting flag beside tail;
                          * 11: cma_extra_ns; 12: SHM_RTS_CHUNK, cma_extra_ns when crowded;
-                         * 13: shm_xfer_t's read_after; 14: a queue's flooded line */
+                         * 13: shm_xfer_t's read_after; 14: a queue's flooded line;
+                         * 15: cma_large_x100 */
 #define SHM_MAX_RANKS IC_SHM_MAX_RANKS
 #define SHM_NAME_MAX 32
 #define SHM_TICKETS 256 /* read gates per rank: large sends in flight at once */
@@ -56,6 +57,7 @@ typedef struct shm_hdr {
     uint32_t cores;   /* the cores the creator found (ic_shm_cores): every rank's model */
     uint32_t oneway_max; /* the eager limit of a one-way send (<= eager_max, shm_segment.c) */
     uint32_t cma_extra_ns; /* the creator's ic_shm_cma_extra_ns (shm_cma_cost.c) */
+    uint32_t cma_large_x100; /* the creator's ic_shm_cma_large_x100 (0: not measured) */
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;
@@ -276,6 +278,8 @@ typedef struct shm_transport {
     uint64_t share_read_min; /* the same for a receive read next (irecv_read) */
     uint64_t stream_min; /* messages of at least this many bytes stream (shm_rndv.c; 0: never) */
     uint64_t stream_xchg_min; /* the same while this rank has receives in flight */
+    uint64_t stream_oneway_min; /* ... and while it has none: stream_min, or 0 where a large
+                                 * single copy is cheap enough to share (shm_rndv.c) */
     uint32_t share_per_call; /* most pieces one progress call copies per transfer (0: all) */
     bool busy; /* inside ops->progress_busy: a peer copying shared pieces keeps them */
     uint64_t probe_word; /* read by a peer through process_vm_readv at open */
@@ -460,6 +464,12 @@ uint64_t ic_shm_env_u64(const char *name, uint64_t dflt);
  * limits, below it (where it works) ic_shm_layout_cma_cheap's. */
 #define SHM_CMA_DEAR_NS 1000u
 uint32_t ic_shm_cma_extra_ns(bool *works);
+/* What a 4 MiB process_vm_readv costs against a memcpy of the same bytes,
+ * times 100 (shm_cma_cost.c; IC_SHM_CMA_LARGE_X100 sets it); 0 where it
+ * cannot be measured.  Below SHM_CMA_STREAM_X100 a one-way message above
+ * the streaming threshold is shared instead of streamed (shm_rndv.c). */
+#define SHM_CMA_STREAM_X100 400u
+uint32_t ic_shm_cma_large_x100(void);
 /* The smallest message both sides copy (IC_SHM_SHARE_MIN, default 256 KiB,
  * 1 MiB where single copy is dear; 0 never). */
 uint64_t ic_shm_share_min(bool cma_dear);
@@ -471,6 +481,11 @@ uint64_t ic_shm_share_read_min(uint64_t share_min, bool oversubscribed);
 uint64_t ic_shm_stream_min(bool oversubscribed);
 /* The streaming threshold of a send while this rank receives too. */
 uint64_t ic_shm_stream_xchg_min(uint64_t stream_min);
+/* The streaming threshold of a send while this rank receives nothing:
+ * stream_min, or 0 (never) where single copy works, IC_SHM_STREAM_MIN is
+ * not set and the creator found a large single copy below
+ * SHM_CMA_STREAM_X100 times a memcpy (cma_large_x100, 0: not measured). */
+uint64_t ic_shm_stream_oneway_min(uint64_t stream_min, bool cma, uint32_t cma_large_x100);
 /* How the sender sends r, decided once, when its RTS goes out: 0 by the
  * job's protocol, SHM_RTS_STREAM or SHM_RTS_CHUNK through the bulk buffer. */
 uint32_t ic_shm_bulk_mode(const shm_transport_t *t, const shm_req_t *r);

@@ -80,6 +80,12 @@
  * sides copy it.  A pair broken by a cancelled chunked transfer takes
  * single copy again, as for streamed messages.
  *
+ * A one-way message (its sender receives nothing) streams only where the
+ * job's creator found a large single copy at least SHM_CMA_STREAM_X100
+ * hundredths of a memcpy's time (ic_shm_cma_large_x100, shm_cma_cost.c)
+ * or IC_SHM_STREAM_MIN is set; elsewhere it is shared from its size on,
+ * like the smaller ones (t->stream_oneway_min).
+ *
  * A message to oneself is copied directly (ic_copy) in every mode.
  */
 #ifndef _GNU_SOURCE
@@ -92,6 +98,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -113,6 +120,14 @@ uint64_t ic_shm_stream_xchg_min(uint64_t stream_min)
     return stream_min == 0 ? 0 : x == 0 || x > stream_min ? stream_min : x;
 }
 
+uint64_t ic_shm_stream_oneway_min(uint64_t stream_min, bool cma, uint32_t cma_large_x100)
+{
+    const char *env = getenv("IC_SHM_STREAM_MIN");
+    if (stream_min == 0 || !cma || (env && *env))
+        return stream_min;
+    return cma_large_x100 > 0 && cma_large_x100 < SHM_CMA_STREAM_X100 ? 0 : stream_min;
+}
+
 uint32_t ic_shm_bulk_mode(const shm_transport_t *t, const shm_req_t *r)
 {
     /* A sender with receives of its own in flight would not share the
@@ -127,7 +142,7 @@ uint32_t ic_shm_bulk_mode(const shm_transport_t *t, const shm_req_t *r)
         atomic_load_explicit(&shm_seg_bulk_ctl(&t->seg, t->base.rank, r->peer)->broken,
                              memory_order_relaxed))
         return 0;
-    uint64_t min = t->nrecvs > 0 ? t->stream_xchg_min : t->stream_min;
+    uint64_t min = t->nrecvs > 0 ? t->stream_xchg_min : t->stream_oneway_min;
     if (min > 0 && r->bytes >= min)
         return SHM_RTS_STREAM;
     /* Where single copy is dear, a message that would not be shared

@@ -248,6 +248,8 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     ic_shm_layout(nranks, nranks > cores, &lay);
     bool cma_works;
     lay.cma_extra_ns = ic_shm_cma_extra_ns(&cma_works);
+    /* Streaming needs a core per rank: a crowded job never streams. */
+    lay.cma_large_x100 = cma_works && !lay.crowded ? ic_shm_cma_large_x100() : 0;
     bool dear = lay.cma_extra_ns >= SHM_CMA_DEAR_NS;
     if (dear)
         ic_shm_layout_cma_dear(&lay);
@@ -306,6 +308,7 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     h->eager_max = lay.eager_max;
     h->oneway_max = lay.oneway_max;
     h->cma_extra_ns = lay.cma_extra_ns;
+    h->cma_large_x100 = lay.cma_large_x100;
     h->crowded = lay.crowded;
     h->cores = (uint32_t)cores;
     h->tag = lay.tag;

@@ -519,6 +519,7 @@ ic_status_t ic_shm_open(const char *name, int rank, int size, ic_transport_t **o
     t->cma_dear = t->cma && h->cma_extra_ns >= SHM_CMA_DEAR_NS; /* the creator's figure */
     t->share_min = ic_shm_share_min(t->cma_dear != 0);
     t->share_read_min = ic_shm_share_read_min(t->share_min, t->oversubscribed);
+    t->stream_oneway_min = ic_shm_stream_oneway_min(t->stream_min, t->cma != 0, h->cma_large_x100);
     t->oneway_max = t->cma && !t->oversubscribed ? h->oneway_max : h->eager_max;
     for (int j = 0; j < size; j++) /* every pid is in the segment now */
         if (j != rank)
