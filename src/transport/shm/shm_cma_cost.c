@@ -72,6 +72,24 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* One process_vm_readv of this process's n bytes at src into dst, then
+ * one ic_copy of the same: their times in *cma_ns and *copy_ns.  Returns
+ * 0 where the read is not permitted. */
+static int time_pair(unsigned char *dst, unsigned char *src, size_t n, uint64_t *cma_ns,
+                     uint64_t *copy_ns)
+{
+    struct iovec l = {dst, n}, r = {src, n};
+    uint64_t t0 = ic_shm_now_ns();
+    ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+    uint64_t t1 = ic_shm_now_ns();
+    ic_copy(dst, src, n);
+    __asm__ __volatile__("" : : "r"(dst) : "memory");
+    uint64_t t2 = ic_shm_now_ns();
+    *cma_ns = t1 - t0;
+    *copy_ns = t2 - t1;
+    return got == (ssize_t)n;
+}
+
 uint32_t ic_shm_cma_extra_ns(bool *works)
 {
     bool dummy;
@@ -88,21 +106,14 @@ uint32_t ic_shm_cma_extra_ns(bool *works)
     unsigned char *dst = src + PROBE_BYTES;
     memset(src, 0x5a, PROBE_BYTES);
     memset(dst, 0, PROBE_BYTES);
-    pid_t me = getpid();
     uint64_t extra[PROBE_REPS];
     uint32_t result = 0;
     for (int i = 0; i < PROBE_WARMUP + PROBE_REPS; i++) {
-        struct iovec l = {dst, PROBE_BYTES}, r = {src, PROBE_BYTES};
-        uint64_t t0 = ic_shm_now_ns();
-        ssize_t got = process_vm_readv(me, &l, 1, &r, 1, 0);
-        uint64_t t1 = ic_shm_now_ns();
-        ic_copy(dst, src, PROBE_BYTES);
-        __asm__ __volatile__("" : : "r"(dst) : "memory");
-        uint64_t t2 = ic_shm_now_ns();
-        if (got != (ssize_t)PROBE_BYTES)
+        uint64_t cma, copy;
+        if (!time_pair(dst, src, PROBE_BYTES, &cma, &copy))
             goto out; /* not permitted: the ranks' own probe decides the protocol */
         if (i >= PROBE_WARMUP)
-            extra[i - PROBE_WARMUP] = t1 - t0 > t2 - t1 ? (t1 - t0) - (t2 - t1) : 0;
+            extra[i - PROBE_WARMUP] = cma > copy ? cma - copy : 0;
     }
     qsort(extra, PROBE_REPS, sizeof *extra, cmp_u64);
     *works = true;
@@ -123,23 +134,16 @@ uint32_t ic_shm_cma_large_x100(void)
     unsigned char *dst = src + LARGE_BYTES;
     memset(src, 0x5a, LARGE_BYTES);
     memset(dst, 0, LARGE_BYTES);
-    pid_t me = getpid();
     uint64_t best_cma = UINT64_MAX, best_copy = UINT64_MAX;
     uint32_t result = 0;
     for (int i = 0; i <= LARGE_REPS; i++) {
-        struct iovec l = {dst, LARGE_BYTES}, r = {src, LARGE_BYTES};
-        uint64_t t0 = ic_shm_now_ns();
-        ssize_t got = process_vm_readv(me, &l, 1, &r, 1, 0);
-        uint64_t t1 = ic_shm_now_ns();
-        ic_copy(dst, src, LARGE_BYTES);
-        __asm__ __volatile__("" : : "r"(dst) : "memory");
-        uint64_t t2 = ic_shm_now_ns();
-        if (got != (ssize_t)LARGE_BYTES)
+        uint64_t cma, copy;
+        if (!time_pair(dst, src, LARGE_BYTES, &cma, &copy))
             goto out;
         if (i == 0)
             continue; /* the first pair faults the pages in */
-        best_cma = t1 - t0 < best_cma ? t1 - t0 : best_cma;
-        best_copy = t2 - t1 < best_copy ? t2 - t1 : best_copy;
+        best_cma = cma < best_cma ? cma : best_cma;
+        best_copy = copy < best_copy ? copy : best_copy;
     }
     if (best_copy > 0) {
         uint64_t x = best_cma * 100 / best_copy;
