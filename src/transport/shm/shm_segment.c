@@ -231,19 +231,6 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     j = calloc(1, sizeof(*j));
     if (!j)
         return ic_set_error(IC_ERR_NO_MEM, "ic_shm_job_create: out of memory");
-    for (int attempt = 0; fd < 0; attempt++) {
-        uint64_t r;
-        st = random_u64(&r);
-        if (st != IC_OK)
-            goto fail;
-        snprintf(nm, sizeof nm, "/intercom-%016" PRIx64, r);
-        fd = shm_open(nm, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 && (errno != EEXIST || attempt >= 8)) {
-            st = ic_set_error(IC_ERR_TRANSPORT, "shm: shm_open(%s, O_CREAT|O_EXCL) failed: %s", nm,
-                              strerror(errno));
-            goto fail;
-        }
-    }
     long cores = ic_shm_cores();
     ic_shm_layout(nranks, nranks > cores, &lay);
     bool cma_works;
@@ -262,6 +249,22 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     uint64_t oneway = ic_shm_env_u64("IC_SHM_ONEWAY_EAGER_MAX",
                                      lay.crowded || dear ? lay.eager_max : lay.oneway_max);
     lay.oneway_max = (uint32_t)(oneway < lay.eager_max ? oneway : lay.eager_max);
+    /* The name last: the probes above take a few milliseconds, and a file
+     * in /dev/shm that nobody maps yet looks left behind to whoever looks
+     * (tests/dropin/dropin_test.sh checks after its job, beside others). */
+    for (int attempt = 0; fd < 0; attempt++) {
+        uint64_t r;
+        st = random_u64(&r);
+        if (st != IC_OK)
+            goto fail;
+        snprintf(nm, sizeof nm, "/intercom-%016" PRIx64, r);
+        fd = shm_open(nm, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && (errno != EEXIST || attempt >= 8)) {
+            st = ic_set_error(IC_ERR_TRANSPORT, "shm: shm_open(%s, O_CREAT|O_EXCL) failed: %s", nm,
+                              strerror(errno));
+            goto fail;
+        }
+    }
     if (fchmod(fd, 0600) != 0) {
         st = ic_set_error(IC_ERR_TRANSPORT, "shm: fchmod of %s failed: %s", nm, strerror(errno));
         goto fail_unlink;
