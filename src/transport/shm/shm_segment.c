@@ -235,8 +235,10 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     ic_shm_layout(nranks, nranks > cores, &lay);
     bool cma_works;
     lay.cma_extra_ns = ic_shm_cma_extra_ns(&cma_works);
-    /* Streaming needs a core per rank: a crowded job never streams. */
-    lay.cma_large_x100 = cma_works && !lay.crowded ? ic_shm_cma_large_x100() : 0;
+    /* Only where IC_SHM_CMA_LARGE_X100 says so (docs/perf/copy.md §6: under
+     * the MPI comparison sharing lost); streaming needs a core per rank. */
+    const char *large = getenv("IC_SHM_CMA_LARGE_X100");
+    lay.cma_large_x100 = large && *large && cma_works && !lay.crowded ? ic_shm_cma_large_x100() : 0;
     bool dear = lay.cma_extra_ns >= SHM_CMA_DEAR_NS;
     if (dear)
         ic_shm_layout_cma_dear(&lay);
