@@ -57,7 +57,7 @@ typedef struct shm_hdr {
     uint32_t cores;   /* the cores the creator found (ic_shm_cores): every rank's model */
     uint32_t oneway_max; /* the eager limit of a one-way send (<= eager_max, shm_segment.c) */
     uint32_t cma_extra_ns; /* the creator's ic_shm_cma_extra_ns (shm_cma_cost.c) */
-    uint32_t cma_large_x100; /* the creator's ic_shm_cma_large_x100 (0: not measured) */
+    uint32_t cma_large_x100; /* the creator's IC_SHM_CMA_LARGE_X100 (0: not set) */
     uint64_t tag; /* random per job; the CMA probe words derive from it */
     char name[SHM_NAME_MAX];
     _Alignas(64) atomic_uint nattached;

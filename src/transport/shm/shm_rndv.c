@@ -80,11 +80,10 @@
  * sides copy it.  A pair broken by a cancelled chunked transfer takes
  * single copy again, as for streamed messages.
  *
- * A one-way message (its sender receives nothing) streams only where the
- * job's creator found a large single copy at least SHM_CMA_STREAM_X100
- * hundredths of a memcpy's time (ic_shm_cma_large_x100, shm_cma_cost.c)
- * or IC_SHM_STREAM_MIN is set; elsewhere it is shared from its size on,
- * like the smaller ones (t->stream_oneway_min).
+ * A one-way message (its sender receives nothing) streams too, unless the
+ * job's creator was given IC_SHM_CMA_LARGE_X100 below SHM_CMA_STREAM_X100
+ * (opt-in, shm_cma_cost.c) and IC_SHM_STREAM_MIN is not set: then it is
+ * shared from its size on, like the smaller ones (t->stream_oneway_min).
  *
  * A message to oneself is copied directly (ic_copy) in every mode.
  */
