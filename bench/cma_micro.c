@@ -9,8 +9,9 @@
  * R pairs (default 2000); the minimum and the mean of each, in us.  Then
  * ic_shm_cma_extra_ns() five times (the creator's figure, in ns; from
  * SHM_CMA_DEAR_NS single copy counts as dear) and ic_shm_cma_large_x100()
- * five times (4 MiB, hundredths of a memcpy; below SHM_CMA_STREAM_X100
- * large one-way messages are shared instead of streamed).
+ * five times (4 MiB, hundredths of a memcpy: what IC_SHM_CMA_LARGE_X100,
+ * which is opt-in, would be set to; below SHM_CMA_STREAM_X100 large
+ * one-way messages are then shared instead of streamed).
  *
  *   build/cma_micro [R]        (built with the library)
  */

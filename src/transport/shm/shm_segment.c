@@ -251,8 +251,8 @@ ic_status_t ic_shm_job_create(int nranks, ic_shm_job_t **job, char *name, size_t
     uint64_t oneway = ic_shm_env_u64("IC_SHM_ONEWAY_EAGER_MAX",
                                      lay.crowded || dear ? lay.eager_max : lay.oneway_max);
     lay.oneway_max = (uint32_t)(oneway < lay.eager_max ? oneway : lay.eager_max);
-    /* The name last: the probes above take a few milliseconds, and a file
-     * in /dev/shm that nobody maps yet looks left behind to whoever looks
+    /* The name last: the probe above takes time, and a file in /dev/shm
+     * that nobody maps yet looks left behind to whoever looks
      * (tests/dropin/dropin_test.sh checks after its job, beside others). */
     for (int attempt = 0; fd < 0; attempt++) {
         uint64_t r;
