@@ -39,9 +39,10 @@
 #       hosts (1 or HxK), coll, bytes, rep, lib (mpi|intercom), median_us,
 #       min_us, iters, status (ok|timeout|fail|crash|skipped|error)
 #   bench/results/dropin-DATE-HOST.log  every job's command and output
-#   docs/perf/dropin-<impl>.md  per configuration: the ratio intercom / MPI
-#       of the medians over repetitions of the per-run medians, with the
-#       spread (lowest and highest per-repetition ratio), and both times
+#   docs/perf/dropin-<impl>.md  per configuration: the ratio intercom / MPI,
+#       the median over repetitions of the per-repetition ratio of the
+#       per-run medians, with the spread (lowest and highest of those
+#       ratios), and both times (medians over repetitions)
 #   docs/perf/dropin-<impl>-<p2|p4|3x2>-{times,ratio}.png (bench/dropin_plot.gp)
 # --report CSV only remakes the tables and figures from a CSV.
 #
@@ -191,17 +192,21 @@ aggregate() {
                 if ((key, "mpi", r) in val) m[++nm] = val[key, "mpi", r]
                 if ((key, "intercom", r) in val) c[++ni] = val[key, "intercom", r]
                 if (((key, "mpi", r) in val) && ((key, "intercom", r) in val) && val[key, "mpi", r] > 0) {
-                    q = val[key, "intercom", r] / val[key, "mpi", r]; np++
+                    q = val[key, "intercom", r] / val[key, "mpi", r]; pq[++np] = q
                     if (rlo == "NaN" || q < rlo) rlo = q
                     if (rhi == "NaN" || q > rhi) rhi = q
                 }
             }
             mm = nm ? med(m, nm) : "NaN"; mc = ni ? med(c, ni) : "NaN"
-            ratio = (nm && ni && mm > 0) ? mc / mm : "NaN"
+            # The median of the per-repetition ratios: the two runs of a
+            # repetition follow one another, and this shared host changes speed
+            # between repetitions (the medians taken alone can pair the
+            # fast runs of one library with the slow runs of the other).
+            ratio = np ? med(pq, np) : "NaN"
             printf "%s %s %s %s %s %s %s %s %s %d %d %s %s\n", f[1], f[2], f[3], f[4], mm, mc, ratio, rlo, rhi,
                 np, nrep[key], (bad[key, "mpi"] == "" ? "-" : bad[key, "mpi"]),
                 (bad[key, "intercom"] == "" ? "-" : bad[key, "intercom"])
-            delete m; delete c
+            delete m; delete c; delete pq
         }
     }' "$1"
 }
@@ -224,9 +229,10 @@ write_md() {
         echo "\`${csv#"$here"/}\`, every job's output: \`${log#"$here"/}\`."
         echo
         echo "**How to read.** A cell is *ratio (lowest–highest)*: the median over"
-        echo "repetitions of the run's median time with the drop-in, divided by the same"
-        echo "without it; in brackets the lowest and highest ratio of one repetition's two"
-        echo "runs. Below 1: intercom is faster. A run's figure for a cell is the median of"
+        echo "repetitions of one repetition's ratio, the run's median time with the drop-in"
+        echo "divided by the same without it (the two runs follow one another); in brackets"
+        echo "the lowest and highest of those ratios. Below 1: intercom is faster."
+        echo "A run's figure for a cell is the median of"
         if [[ $tag == -window ]]; then
             echo "its timed iterations, each the slowest rank's time from a common start"
             echo "instant to the end of its call (\`--sync window\` of bench/dropin_bench.c: no"
