@@ -1,6 +1,7 @@
 /* test_matrix_rooted.c — broadcast, reduce, scatter(v), gather(v): every
  * algorithm forced by name, every p of the matrix, every root (sampled
- * above 17), every count, int32 and double. */
+ * above 17, and above 9 for the counts 1000 and 65539: matrix.h), every
+ * count, int32 and double. */
 #include "matrix.h"
 
 int main(void)
