@@ -346,7 +346,8 @@ void ic_shm_layout_cma_dear(shm_hdr_t *h);
  * with a core per rank, messages above 8 KiB go by rendezvous. */
 void ic_shm_layout_cma_cheap(shm_hdr_t *h);
 ic_status_t ic_shm_seg_map(const char *name, int size, shm_seg_t *seg);
-/* Maps the rank's queues into its page tables (a best effort). */
+/* Maps the rank's queues into its page tables and writes a word of
+ * every page it sends through (queues, bulk buffers): before any send. */
 void ic_shm_seg_prefault(const shm_seg_t *seg, int rank);
 ic_status_t ic_shm_seg_register(shm_seg_t *seg, const char *name, int rank, const void *probe);
 void ic_shm_seg_unmap(shm_seg_t *seg);

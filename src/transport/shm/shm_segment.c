@@ -472,25 +472,83 @@ ic_status_t ic_shm_seg_register(shm_seg_t *seg, const char *name, int rank, cons
     return IC_OK;
 }
 
+#define SHM_TOUCH_MAX (4u << 20) /* bytes of queues and bulk buffers a rank writes at open */
+#define SHM_TOUCH_MAX_P 16         /* and only in jobs of up to this many ranks */
+
+/* Writes one word of every page in [lo, lo + len) with an atomic add of
+ * 0: content stays whatever it is, but the page is now written. */
+static void touch_pages(const void *lo, size_t len, uintptr_t page)
+{
+    uintptr_t a = (uintptr_t)lo & ~(page - 1), end = (uintptr_t)lo + len;
+    if (a < (uintptr_t)lo)
+        a += page; /* the page before lo's is another region's */
+    for (; a + sizeof(uint64_t) <= end; a += page)
+        __atomic_fetch_add((uint64_t *)a, 0, __ATOMIC_RELAXED);
+}
+
 /* Maps this rank's queues (the ones it writes and the ones it reads) into
  * its page tables now: otherwise each first touch of a queue page is a
  * fault on the message's path, and a 2-rank broadcast of 8 KiB took
  * 7.3 us instead of 1.5 us in a benchmark's first ten calls, which walked
- * through fresh pages of a 128 KiB queue.  Only an optimisation: kernels
- * before 5.14 have no MADV_POPULATE_WRITE and the call just fails. */
+ * through fresh pages of a 128 KiB queue.  Kernels before 5.14 have no
+ * MADV_POPULATE_WRITE and the call just fails.
+ *
+ * Then it writes a word of every page of the queues and bulk buffers it
+ * sends through.  On the AMD EPYC VM (a Firecracker guest, 2026-12-07)
+ * the first write to a page of the segment costs about 10 us even after
+ * MADV_POPULATE_WRITE (the host backs the guest's page then): 8 MiB of
+ * fresh pages took 20 ms to write once, 0.2 ms the next time, and a 3-rank
+ * reduce of 16 KiB took 70-90 us in each of its first 32 calls, one lap of
+ * its 512 KiB queues, then 12-15 us (a 2-rank reduce of 4 KiB: 12-20 us,
+ * then 2 us).  The MPI drop-in benchmark, which times few calls after two
+ * warm-ups, saw mostly those.  Each rank writes the pages it sends
+ * through (its producer side: every page of the segment's queues and
+ * bulk buffers is written by one rank), before it counts itself probed:
+ * no rank sends before every rank has (ic_shm_open's second count), and
+ * the add of 0 keeps the content anyway.  The charge is per process
+ * (the pages written by one process still cost the next one: a guest
+ * whose host keeps shadow page tables, it seems), so each rank writes
+ * both directions of its pairs: queues and bulk buffers up to
+ * SHM_TOUCH_MAX bytes a rank, else the queues alone if they fit, up to
+ * SHM_TOUCH_MAX_P ranks.  That
+ * costs about 7 us a page where the host charges it: intercom-run of a
+ * one-call job took 57 ms instead of 37 at p = 4 (crowded: 6 queues of
+ * 512 KiB and 6 bulk buffers of 128 KiB a rank), 238 instead of 116 at
+ * p = 16 (queues and bulk buffers then); a few us in all where not. */
 void ic_shm_seg_prefault(const shm_seg_t *seg, int rank)
 {
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), len = seg->hdr->queue_stride;
-    for (int j = 0; j < seg->p; j++)
-        for (int dir = 0; dir < 2; dir++) {
+    int populate = 1;
+    for (int j = 0; j < seg->p && populate; j++)
+        for (int dir = 0; dir < 2 && populate; dir++) {
             const void *q = dir ? shm_seg_queue(seg, rank, j) : shm_seg_queue(seg, j, rank);
             uintptr_t lo = (uintptr_t)q & ~(page - 1);
             uintptr_t hi = ((uintptr_t)q + len + page - 1) & ~(page - 1);
             if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
-                return;
+                populate = 0;
+        }
+    /* Within SHM_TOUCH_MAX bytes a rank: queues and bulk buffers at
+     * p <= 8, the queues alone above (p = 16: 2 x 15 queues of 32 KiB,
+     * where the bulk buffers would add 3.8 MiB); nothing above p = 16,
+     * where a job's ranks would write 64 MiB or more at start (p = 64: a
+     * one-call job took 1.0 s instead of 0.67) for pairs that many
+     * programs never use. */
+    if (seg->p > SHM_TOUCH_MAX_P)
+        return;
+    size_t pairs = 2 * (size_t)(seg->p - 1), qb = (size_t)seg->hdr->queue_stride;
+    size_t bb = (size_t)seg->hdr->bulk_stride;
+    bool bulk = pairs * (qb + bb) <= SHM_TOUCH_MAX;
+    if (pairs * qb > SHM_TOUCH_MAX)
+        return;
+    for (int j = 0; j < seg->p; j++)
+        for (int dir = 0; dir < 2 && j != rank; dir++) {
+            int from = dir ? rank : j, to = dir ? j : rank;
+            touch_pages(shm_seg_queue(seg, from, to), qb, page);
+            if (bulk)
+                touch_pages(shm_seg_bulk_data(seg, from, to), bb, page);
         }
 }
 
