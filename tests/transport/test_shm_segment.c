@@ -657,9 +657,39 @@ static void test_large_copy_rule(void)
     fflush(stdout);
 }
 
+/* ic_shm_seg_prefault writes a word of every page of a rank's pairs
+ * (queues and bulk buffers), with an add of 0: whatever stands there stays,
+ * also in the pages of pairs it does not belong to. */
+static void test_prefault_keeps_content(void)
+{
+    ic_shm_job_t *job = NULL;
+    char name[64];
+    shm_seg_t seg;
+    CHECK(ic_shm_job_create(3, &job, name, sizeof name) == IC_OK, "create: %s", ic_last_error());
+    CHECK(ic_shm_seg_map(name, 3, &seg) == IC_OK, "map: %s", ic_last_error());
+    size_t qb = (size_t)seg.hdr->queue_stride, bb = (size_t)seg.hdr->bulk_stride;
+    size_t qall = 9 * qb, ball = 9 * bb;
+    unsigned char *q0 = (unsigned char *)shm_seg_queue(&seg, 0, 0);
+    unsigned char *b0 = shm_seg_bulk_data(&seg, 0, 0);
+    for (size_t i = 0; i < qall; i++)
+        q0[i] = (unsigned char)(i * 7 + 3);
+    for (size_t i = 0; i < ball; i++)
+        b0[i] = (unsigned char)(i * 11 + 5);
+    ic_shm_seg_prefault(&seg, 1);
+    size_t bad = 0;
+    for (size_t i = 0; i < qall; i++)
+        bad += q0[i] != (unsigned char)(i * 7 + 3);
+    for (size_t i = 0; i < ball; i++)
+        bad += b0[i] != (unsigned char)(i * 11 + 5);
+    CHECK(bad == 0, "prefault changed %zu bytes of the queues and bulk buffers", bad);
+    ic_shm_seg_unmap(&seg);
+    CHECK(ic_shm_job_destroy(job) == IC_OK, "destroy: %s", ic_last_error());
+}
+
 int main(void)
 {
     test_layout();
+    test_prefault_keeps_content();
     test_oneway_limit();
     test_large_copy_rule();
     test_crowded_agreement();
