@@ -493,28 +493,25 @@ static void touch_pages(const void *lo, size_t len, uintptr_t page)
  * through fresh pages of a 128 KiB queue.  Kernels before 5.14 have no
  * MADV_POPULATE_WRITE and the call just fails.
  *
- * Then it writes a word of every page of the queues and bulk buffers it
- * sends through.  On the AMD EPYC VM (a Firecracker guest, 2026-12-07)
- * the first write to a page of the segment costs about 10 us even after
- * MADV_POPULATE_WRITE (the host backs the guest's page then): 8 MiB of
- * fresh pages took 20 ms to write once, 0.2 ms the next time, and a 3-rank
- * reduce of 16 KiB took 70-90 us in each of its first 32 calls, one lap of
- * its 512 KiB queues, then 12-15 us (a 2-rank reduce of 4 KiB: 12-20 us,
- * then 2 us).  The MPI drop-in benchmark, which times few calls after two
- * warm-ups, saw mostly those.  Each rank writes the pages it sends
- * through (its producer side: every page of the segment's queues and
- * bulk buffers is written by one rank), before it counts itself probed:
- * no rank sends before every rank has (ic_shm_open's second count), and
- * the add of 0 keeps the content anyway.  The charge is per process
- * (the pages written by one process still cost the next one: a guest
- * whose host keeps shadow page tables, it seems), so each rank writes
- * both directions of its pairs: queues and bulk buffers up to
- * SHM_TOUCH_MAX bytes a rank, else the queues alone if they fit, up to
- * SHM_TOUCH_MAX_P ranks.  That
- * costs about 7 us a page where the host charges it: intercom-run of a
+ * Then it writes a word of every page of the queues and bulk buffers of
+ * its pairs, both directions.  On the AMD EPYC VM (a Firecracker guest,
+ * 2026-12-07) the first write to a page costs a process about 7-10 us
+ * even after MADV_POPULATE_WRITE and even when another process has
+ * written the page (no fault the guest counts: a host charge per address
+ * space, shadow page tables it seems; bench/first_touch.c): a 3-rank
+ * reduce of 16 KiB took 70-90 us in each of its first 32 calls, one lap
+ * of its 512 KiB queues, then 12-15 us (a 2-rank reduce of 4 KiB: 9-20,
+ * then 1-2 us), and the MPI drop-in benchmark, which times few calls
+ * after two warm-ups, saw mostly those (docs/perf/first-touch.md).  Both
+ * directions, since the consumer writes its queues too (tail, the stamps
+ * it hands back).  Before the rank counts itself probed: no rank sends
+ * before every rank has (ic_shm_open's second count), and the add of 0
+ * keeps the content anyway.  Queues and bulk buffers up to SHM_TOUCH_MAX
+ * bytes a rank, else the queues alone if they fit, up to SHM_TOUCH_MAX_P
+ * ranks.  Where the host charges it, about 7 us a page: intercom-run of a
  * one-call job took 57 ms instead of 37 at p = 4 (crowded: 6 queues of
- * 512 KiB and 6 bulk buffers of 128 KiB a rank), 238 instead of 116 at
- * p = 16 (queues and bulk buffers then); a few us in all where not. */
+ * 512 KiB and 6 bulk buffers of 128 KiB a rank), 129-136 instead of 116
+ * at p = 16 (queues only); a few us in all where not. */
 void ic_shm_seg_prefault(const shm_seg_t *seg, int rank)
 {
 #ifndef MADV_POPULATE_WRITE
