@@ -517,13 +517,14 @@ void ic_shm_seg_prefault(const shm_seg_t *seg, int rank)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), len = seg->hdr->queue_stride;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    size_t qb = (size_t)seg->hdr->queue_stride, bb = (size_t)seg->hdr->bulk_stride;
     int populate = 1;
     for (int j = 0; j < seg->p && populate; j++)
         for (int dir = 0; dir < 2 && populate; dir++) {
             const void *q = dir ? shm_seg_queue(seg, rank, j) : shm_seg_queue(seg, j, rank);
             uintptr_t lo = (uintptr_t)q & ~(page - 1);
-            uintptr_t hi = ((uintptr_t)q + len + page - 1) & ~(page - 1);
+            uintptr_t hi = ((uintptr_t)q + qb + page - 1) & ~(page - 1);
             if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
                 populate = 0;
         }
@@ -535,8 +536,7 @@ void ic_shm_seg_prefault(const shm_seg_t *seg, int rank)
      * programs never use. */
     if (seg->p > SHM_TOUCH_MAX_P)
         return;
-    size_t pairs = 2 * (size_t)(seg->p - 1), qb = (size_t)seg->hdr->queue_stride;
-    size_t bb = (size_t)seg->hdr->bulk_stride;
+    size_t pairs = 2 * (size_t)(seg->p - 1);
     bool bulk = pairs * (qb + bb) <= SHM_TOUCH_MAX;
     if (pairs * qb > SHM_TOUCH_MAX)
         return;
