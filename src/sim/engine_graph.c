@@ -318,6 +318,9 @@ static ic_status_t link_pass2(engine_t *e)
     return st;
 }
 
+/* A job of this many steps or more holds tens of MiB in compact plans. */
+#define TRIM_MIN_STEPS ((size_t)1 << 20)
+
 /* Frees one group of every compact plan (1, 2 or 3: cplan_t). */
 static void drop_group(engine_t *e, int group)
 {
@@ -328,7 +331,12 @@ static void drop_group(engine_t *e, int group)
         *p = NULL;
     }
 #ifdef __GLIBC__
-    malloc_trim(0); /* the freed blocks are small: give their pages back now */
+    /* The freed blocks are small: give their pages back now, but only for
+     * a large job.  Trimming after every small run made the next run fault
+     * its buffers in again: two thirds of the correctness matrices' time
+     * on a VM where a page's first write is dear (docs/perf/first-touch.md). */
+    if (e->nsteps >= TRIM_MIN_STEPS)
+        malloc_trim(0);
 #endif
 }
 

@@ -12,6 +12,9 @@
 #include "sim/engine.h"
 
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,15 @@ static void affine_compose(const void *in, void *inout, size_t count, ic_datatyp
 
 void harness_init(void)
 {
+#ifdef __GLIBC__
+    /* Keep freed buffers in the heap for the next case instead of giving
+     * them back (large blocks are mmapped and unmapped by default): each
+     * case would fault its buffers in again, and a page's first write is
+     * dear on some VMs (docs/perf/first-touch.md): most of the matrices'
+     * time on the AMD EPYC VM went there. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     if (!noncomm_op && ic_op_create(affine_compose, 0, &noncomm_op) != IC_OK) {
         fprintf(stderr, "cannot create the non-commutative op\n");
         exit(2);
@@ -263,7 +275,89 @@ typedef struct setup {
     rank_state_t *rs;
     ic_phys_t phys; /* invented for an entry that needs one (below) */
     int *node_of;
+    int keep; /* the slot of kept buffers (run_jobs' case index), or -1: malloc */
 } setup_t;
+
+/* ---- buffers kept from one case to the next ------------------------------------- */
+
+/* The in-process cases keep each rank's three large buffers (send, receive,
+ * expected) from one case to the next instead of freeing them: a fresh
+ * large block is mmapped and every page of it faults again when the case
+ * writes it, and on some VMs a page's first write is dear (most of the
+ * matrices' time on the AMD EPYC VM, docs/perf/first-touch.md).  Blocks
+ * above KEEP_MAX are not kept.  Under AddressSanitizer a kept buffer's
+ * bytes beyond the case's size, and the whole buffer between cases, are
+ * poisoned: an access past the case's buffer or after the case still
+ * fails as it would with malloc and free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HARNESS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HARNESS_ASAN 1
+#endif
+#endif
+#ifdef HARNESS_ASAN
+#define KEEP 1
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) __asan_poison_memory_region((p), (n))
+#define UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
+#else
+#define KEEP 0
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#define KEEP_MAX ((size_t)64 << 20)
+
+typedef struct kept {
+    uint8_t *p;
+    size_t cap;
+} kept_t;
+
+static kept_t *kept;
+static size_t nkept;
+
+static kept_t *kept_slot(int keep, int r, int kind)
+{
+    size_t i = ((size_t)r * 2 + (size_t)keep) * 3 + (size_t)kind;
+    if (i >= nkept) {
+        size_t n = 2 * i + 6;
+        kept_t *k = realloc(kept, n * sizeof(kept_t));
+        if (!k)
+            return NULL;
+        memset(k + nkept, 0, (n - nkept) * sizeof(kept_t));
+        kept = k;
+        nkept = n;
+    }
+    return &kept[i];
+}
+
+/* A buffer of bytes for rank r's buffer kind (0 send, 1 receive, 2 expected). */
+static uint8_t *buf_get(int keep, int r, int kind, size_t bytes)
+{
+    kept_t *k = KEEP && keep >= 0 && bytes <= KEEP_MAX ? kept_slot(keep, r, kind) : NULL;
+    if (!k)
+        return malloc(bytes);
+    if (k->cap < bytes) {
+        free(k->p);
+        k->p = malloc(bytes);
+        k->cap = k->p ? bytes : 0;
+        if (!k->p)
+            return NULL;
+    }
+    UNPOISON(k->p, bytes);
+    POISON(k->p + bytes, k->cap - bytes);
+    return k->p;
+}
+
+static void buf_put(int keep, int r, int kind, uint8_t *b)
+{
+    kept_t *k = KEEP && keep >= 0 && b ? kept_slot(keep, r, kind) : NULL;
+    if (k && k->p == b)
+        POISON(k->p, k->cap);
+    else
+        free(b);
+}
 
 static void fold_into(const tcase_t *c, uint8_t *acc, const uint8_t *x, size_t n, uint8_t *tmp)
 {
@@ -300,9 +394,9 @@ static int alloc_buffers(setup_t *s)
             continue;
         rank_state_t *x = &s->rs[r];
         ic_args_buffer_bytes(&s->args[r], r, s->p, &x->sbytes, &x->rbytes);
-        x->sraw = malloc(x->sbytes + 2 * GUARD);
-        x->rraw = malloc(x->rbytes + 2 * GUARD);
-        x->expect = malloc(x->rbytes + 1);
+        x->sraw = buf_get(s->keep, r, 0, x->sbytes + 2 * GUARD);
+        x->rraw = buf_get(s->keep, r, 1, x->rbytes + 2 * GUARD);
+        x->expect = buf_get(s->keep, r, 2, x->rbytes + 1);
         if (!x->sraw || !x->rraw || !x->expect)
             return -1;
         memset(x->sraw, GUARD_BYTE, x->sbytes + 2 * GUARD);
@@ -563,9 +657,9 @@ static int verify(const setup_t *s, char *msg, size_t len)
 static void release(setup_t *s)
 {
     for (int r = 0; s->rs && r < s->p; r++) {
-        free(s->rs[r].sraw);
-        free(s->rs[r].rraw);
-        free(s->rs[r].expect);
+        buf_put(s->keep, r, 0, s->rs[r].sraw);
+        buf_put(s->keep, r, 1, s->rs[r].rraw);
+        buf_put(s->keep, r, 2, s->rs[r].expect);
     }
     free(s->rs);
     free(s->args);
@@ -637,10 +731,11 @@ static const ic_phys_t *invent_phys(setup_t *s, const tcase_t *c)
 }
 
 /* Builds the per-rank arguments of the case. */
-static int setup(setup_t *s, const tcase_t *c, int only)
+static int setup(setup_t *s, const tcase_t *c, int only, int keep)
 {
     memset(s, 0, sizeof(*s));
     s->only = only;
+    s->keep = keep;
     s->c = c;
     s->p = c->p;
     s->es = ic_datatype_size(c->dtype);
@@ -755,7 +850,7 @@ static int run_jobs(const tcase_t *const *cs, int n, int world, char *msg, size_
     int fail = 1, made = 0;
     msg[0] = '\0';
     for (int i = 0; i < n; i++, made++) {
-        if (setup(&s[i], cs[i], -1) || prepare(&s[i])) {
+        if (setup(&s[i], cs[i], -1, i) || prepare(&s[i])) {
             snprintf(msg, len, "test set-up failed (out of memory?)");
             made++;
             goto out;
@@ -918,7 +1013,7 @@ int real_begin(real_case_t *rc, const tcase_t *c, ic_comm_t *comm, int form, cha
     ic_comm_rank(comm, &rc->me);
     setup_t *s = calloc(1, sizeof(setup_t));
     rc->s = s;
-    if (!s || setup(s, &rc->c, rc->me) || prepare(s)) {
+    if (!s || setup(s, &rc->c, rc->me, -1) || prepare(s)) {
         snprintf(msg, len, "rank %d: test set-up failed", rc->me);
         return 1;
     }
