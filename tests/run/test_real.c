@@ -14,7 +14,8 @@
  * collectives restarted 100 times with new data.  IC_TEST_SAMPLED=1 (the
  * sanitizer stage, scripts/sanitize.sh) leaves out the 1 MiB cases above
  * P = 4: the Release stage runs them, and P <= 4 runs them under the
- * sanitizers.  IC_TEST_LARGE_COUNT=N adds a count of N bytes per message
+ * sanitizers (sampled, a run with IC_TEST_LARGE_COUNT leaves out the 1 MiB
+ * cases at every P).  IC_TEST_LARGE_COUNT=N adds a count of N bytes per message
  * to the forced-algorithm pass (test_real_stream_p2 sets 3 MiB + 5 with
  * IC_SHM_STREAM_MIN and IC_COPY_STREAM_MIN at 64 KiB: every large message
  * streams, large copies use non-temporal stores, and local steps of 2 MiB
@@ -192,8 +193,10 @@ int main(int argc, char **argv)
     const ic_algo_t *cat = ic_catalog(&ncat);
     size_t counts[] = {0, 1, 7, (1u << 20) + 3, 0};
     const char *sampled_env = getenv("IC_TEST_SAMPLED");
-    int ncounts = sampled_env && sampled_env[0] == '1' && p > 4 ? 3 : 4; /* counts[0..ncounts) */
     const char *large_env = getenv("IC_TEST_LARGE_COUNT");
+    bool sampled = sampled_env && sampled_env[0] == '1';
+    /* counts[0..ncounts); sampled, the large count's run leaves out 1 MiB too */
+    int ncounts = sampled && (p > 4 || large_env) ? 3 : 4;
     int nforced = ncounts; /* the forced-algorithm pass may take one more */
     if (large_env && atol(large_env) > 1000)
         counts[nforced++] = (size_t)atol(large_env);
