@@ -125,6 +125,9 @@ static void check_regret(void)
                     if (cat[k].flags & IC_ALGO_SIZES)
                         continue; /* alltoallv/bruck, dr: forced only (the ranks could
                                    * not agree on their price, catalog.h) */
+                    if (cat[k].flags & IC_ALGO_PHYS)
+                        continue; /* umesh, utorus, ucube: refused without a placement
+                                   * (none here); the run printed each refusal */
                     double t = simulate((ic_coll_t)c, p, n, cat[k].name, NULL);
                     if (t >= 0 && (tb < 0 || t < tb)) {
                         tb = t;
