@@ -280,15 +280,17 @@ typedef struct setup {
 
 /* ---- buffers kept from one case to the next ------------------------------------- */
 
-/* The in-process cases keep each rank's three large buffers (send, receive,
- * expected) from one case to the next instead of freeing them: a fresh
- * large block is mmapped and every page of it faults again when the case
- * writes it, and on some VMs a page's first write is dear (most of the
- * matrices' time on the AMD EPYC VM, docs/perf/first-touch.md).  Blocks
- * above KEEP_MAX are not kept.  Under AddressSanitizer a kept buffer's
- * bytes beyond the case's size, and the whole buffer between cases, are
- * poisoned: an access past the case's buffer or after the case still
- * fails as it would with malloc and free. */
+/* Under AddressSanitizer, whose allocator ignores mallopt (harness_init)
+ * and maps every large block afresh, the in-process cases keep each rank's
+ * three large buffers (send, receive, expected) from one case to the next
+ * instead of freeing them: otherwise every page faults again when the next
+ * case writes it, and on some VMs a page's first write is dear
+ * (docs/perf/first-touch.md).  Blocks above KEEP_MAX are not kept.  A kept
+ * buffer's bytes beyond the case's size, and the whole buffer between
+ * cases, are poisoned: an access past the case's buffer or after the case
+ * still fails as it would with malloc and free.  Without ASan nothing is
+ * kept (KEEP 0): kept buffers pinned glibc's heap and made the matrices
+ * slower, and mallopt alone keeps their pages. */
 #if defined(__SANITIZE_ADDRESS__)
 #define HARNESS_ASAN 1
 #elif defined(__has_feature)
