@@ -313,7 +313,30 @@ static void test_layout(void)
                       (h.ncells <= 512 || queues <= (8u << 20)),
                   "p = %d%s: eager %u in %u cells, queues %llu bytes", p, c ? " (crowded)" : "",
                   h.eager_max, h.ncells, (unsigned long long)queues);
+            /* Bulk buffers: 4 chunks a pair, within 64 MiB in all unless
+             * at the 4 KiB floor. */
+            uint64_t bulk = (uint64_t)p * (uint64_t)p * h.bulk_stride;
+            CHECK(h.nchunks == 4 && h.bulk_stride == (uint64_t)h.nchunks * h.chunk &&
+                      h.chunk >= 4 * k && (bulk <= (64u << 20) || h.chunk == 4 * k),
+                  "p = %d%s: %u chunks of %u bytes, %llu bytes of bulk buffers", p,
+                  c ? " (crowded)" : "", h.nchunks, h.chunk, (unsigned long long)bulk);
         }
+    /* The chunk: up to 32 KiB with a core per rank, up to 128 KiB crowded
+     * (where sender and receiver often share a core: fewer waits for the
+     * other to be scheduled), both shrinking with p^2 within the budget. */
+    static const struct {
+        int p, crowded;
+        uint32_t chunk;
+    } ch[] = {{2, 0, 32 * k},  {8, 0, 32 * k},  {16, 0, 32 * k}, {32, 0, 16 * k},
+              {2, 1, 128 * k}, {4, 1, 128 * k}, {8, 1, 128 * k},  {16, 1, 64 * k},
+              {17, 1, 32 * k}, {64, 1, 4 * k}};
+    for (size_t i = 0; i < sizeof ch / sizeof *ch; i++) {
+        shm_hdr_t h;
+        memset(&h, 0, sizeof h);
+        ic_shm_layout(ch[i].p, ch[i].crowded, &h);
+        CHECK(h.chunk == ch[i].chunk, "layout of %d ranks%s: chunk %u, want %u", ch[i].p,
+              ch[i].crowded ? " (crowded)" : "", h.chunk, ch[i].chunk);
+    }
 }
 
 /* A rank of a crowded job (created under IC_SHM_CORES=1) whose own

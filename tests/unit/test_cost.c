@@ -10,6 +10,7 @@
 #include "select/catalog.h"
 #include "select/cost.h"
 #include "sim/engine.h"
+#include "unit/sampled.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -169,6 +170,8 @@ int main(void)
         for (int p = 1; p <= 64; p++) {
             if ((al->flags & IC_ALGO_POW2) && (p & (p - 1)) != 0)
                 continue; /* refused by name (test_select) */
+            if (!test_sampled_p(p))
+                continue; /* the sanitizer stage's sample (sampled.h) */
             size_t sizes[] = {0, 1, (size_t)p, (size_t)(3 * p + 1), (size_t)(64 * p)};
             for (int s = 0; s < 5; s++) {
                 size_t n = sizes[s];

@@ -17,6 +17,7 @@
 #include "algo/builders_pipeline.h"
 #include "select/catalog.h"
 #include "sim/engine.h"
+#include "unit/sampled.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -122,7 +123,7 @@ int main(void)
     /* 1-D chains: engine == cost function. */
     for (int mi = 0; mi < 2; mi++)
         for (int p = 1; p <= 64; p++)
-            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0] && test_sampled_p(p); ci++) {
                 size_t n = counts[ci];
                 if (mi == 1 && p % 3 != 0)
                     continue; /* the second model on a sample */

@@ -89,11 +89,24 @@
  * process_vm_readv (0.84 us in a loop) is below the mark.  The variables
  * above still decide over it.
  * Bulk buffers of the chunked fallback: 4 chunks per pair of 64 MiB /
- * (4 p^2) bytes, clamped to 4..32 KiB.  So p = 64 maps about 130 MiB,
- * p = 16 about 40 MiB.  The whole segment is reserved with posix_fallocate at creation
- * (a too-small /dev/shm is a clean IC_ERR_NO_MEM naming both sizes, not a
- * SIGBUS in some rank later), and every rank checks the header's layout
- * against its own computation before using any offset in it.
+ * (4 p^2) bytes, clamped to 4..32 KiB (CHUNK_MAX), 4..128 KiB in a
+ * crowded job (CHUNK_MAX_CROWDED).  So p = 64 maps about 130 MiB, p = 16
+ * about 40 MiB (crowded: 72 MiB).  The crowded chunk is larger because
+ * there the sender and the receiver of a transfer often share a core: a
+ * ring of 4 x 32 KiB made a 256 KiB message wait twice for the receiver
+ * to be scheduled and empty it, a 4 MiB one 32 times.  At 4 ranks on
+ * 2 cores, 4 x 128 KiB took bcast, scan, exscan and reduce of 1-4 MiB to
+ * 0.57-0.76 of their time and scatter of 4 MiB to 0.63, 4 x 256 KiB did
+ * as well from 1 MiB but lost at 256 KiB-1 MiB allgather (1.16-1.19), and
+ * with a core per rank 4 x 128 KiB lost at 256 KiB (scatter 1.38, gather
+ * and exscan 1.18-1.19: a transfer's copies overlap less) (2026-12-07,
+ * docs/perf/oversubscribed.md, "The crowded bulk buffer").  Both can be
+ * set at build time (-DCHUNK_MAX=..., -DCHUNK_MAX_CROWDED=...) to measure
+ * others; every rank of a job must be built alike.  The whole segment is
+ * reserved with posix_fallocate at creation (a too-small /dev/shm is a
+ * clean IC_ERR_NO_MEM naming both sizes, not a SIGBUS in some rank later),
+ * and every rank checks the header's layout against its own computation
+ * before using any offset in it.
  */
 #include "base/status.h"
 #include "transport/shm/shm_internal.h"
@@ -126,6 +139,13 @@ struct ic_shm_job {
 #define ONEWAY_EAGER_MAX 4096u
 #define EAGER_MAX_CHEAP 8192u /* a core per rank, single copy cheap */
 #define NCHUNKS 4u
+#define CHUNK_MIN 4096u
+#ifndef CHUNK_MAX
+#define CHUNK_MAX (32u << 10) /* a core per rank */
+#endif
+#ifndef CHUNK_MAX_CROWDED
+#define CHUNK_MAX_CROWDED (128u << 10) /* more ranks than cores */
+#endif
 
 static uint64_t align_up(uint64_t x, uint64_t a)
 {
@@ -161,7 +181,8 @@ void ic_shm_layout(int p, bool crowded, shm_hdr_t *h)
                             crowded ? MAX_CELLS_CROWDED : MAX_CELLS);
     h->ncells = (uint32_t)clamp_u64(pow2_floor(QUEUE_BUDGET / pairs / SHM_CELL), 64, hi);
     h->nchunks = NCHUNKS;
-    h->chunk = (uint32_t)clamp_u64(pow2_floor(BULK_BUDGET / pairs / NCHUNKS), 4096, 32768);
+    h->chunk = (uint32_t)clamp_u64(pow2_floor(BULK_BUDGET / pairs / NCHUNKS), CHUNK_MIN,
+                                   crowded ? CHUNK_MAX_CROWDED : CHUNK_MAX);
     uint64_t quarter = eager_room(h->ncells);
     uint64_t eager = crowded ? EAGER_MAX_CROWDED : EAGER_MAX;
     h->eager_max = (uint32_t)(quarter < eager ? quarter : eager);
