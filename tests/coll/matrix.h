@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "select/catalog.h"
+#include "unit/sampled.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +16,16 @@ static const int matrix_ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 1
                                 31, 32, 33, 64, 100};
 #define MATRIX_NP ((int)(sizeof matrix_ps / sizeof matrix_ps[0]))
 
-/* IC_TEST_SAMPLED=1 (set by scripts/sanitize.sh): the sanitizer stage
+/* IC_TEST_SAMPLED=1 (test_sampled, unit/sampled.h): the sanitizer stage
  * samples roots above p = 4.  The Release stage has already run every
  * root; the sample (0, 1, p/2, p-1) still takes each block through its
  * rotated and unrotated index arithmetic under the sanitizers. */
-static inline bool matrix_sampled(void)
-{
-    const char *s = getenv("IC_TEST_SAMPLED");
-    return s && s[0] == '1';
-}
 
 /* Every root for p <= 17 (p <= 4 when sampled), a sample above.
  * Returns how many. */
 static inline int matrix_roots(int p, int *roots)
 {
-    if (p <= (matrix_sampled() ? 4 : 17)) {
+    if (p <= (test_sampled() ? 4 : 17)) {
         for (int r = 0; r < p; r++)
             roots[r] = r;
         return p;
@@ -143,7 +139,7 @@ static inline void matrix_run(tally_t *t, ic_coll_t coll, ic_datatype_t t1, ic_d
                          * enough for the index arithmetic; p <= 9 keeps the
                          * segmented paths of 65539). */
                         if (!exhaustive && p > 9 && c.count > 1000 &&
-                            (ti >= 1 || matrix_sampled()))
+                            (ti >= 1 || test_sampled()))
                             continue;
                         /* Every root above p = 9 takes the short counts;
                          * the long ones (1000, 65539: most of the time)

@@ -44,7 +44,7 @@ int main(void)
                 int roots[64], nr = 1;
                 roots[0] = 0;
                 if (coll_rooted(coll)) { /* every root up to p = 9, three above */
-                    bool all = exhaustive || p <= (matrix_sampled() ? 4 : 9);
+                    bool all = exhaustive || p <= (test_sampled() ? 4 : 9);
                     nr = all ? p : 3;
                     for (int r = 0; r < nr; r++)
                         roots[r] = all ? r : (int)((seed + (unsigned)r * 7u) % (unsigned)p);
@@ -60,7 +60,7 @@ int main(void)
                  * (IC_TEST_SAMPLED=1) the long counts only up to p = 9. */
                 if (!exhaustive && p >= 36 && si % 2 == 1 && nc > 3)
                     nc = 3;
-                if (!exhaustive && matrix_sampled() && p > 9 && nc > 3)
+                if (!exhaustive && test_sampled() && p > 9 && nc > 3)
                     nc = 3;
                 for (int ri = 0; ri < nr; ri++)
                     for (int ci = 0; ci < nc; ci++) {

@@ -1,6 +1,8 @@
 /*
- * sampled.h — which process counts the simulator's cost tests take under
- * IC_TEST_SAMPLED=1 (set by scripts/sanitize.sh for the sanitizer stage).
+ * sampled.h — IC_TEST_SAMPLED=1 (set by scripts/sanitize.sh for the
+ * sanitizer stage): test_sampled() says whether it is set (the correctness
+ * matrices sample their roots and long counts by it, coll/matrix.h), and
+ * test_sampled_p() which process counts the simulator's cost tests take.
  *
  * The Release stage runs every p of 1..64.  Under the sanitizers a cost
  * test's time grows about as p^2 (the engine simulates every message), so
